@@ -1,0 +1,208 @@
+//! Renderings of law reports: human (optionally coloured) and JSON (the `check --format json`
+//! contract of DESIGN.md).
+
+use serde_json::{Value, json};
+
+use crate::laws::{Report, Status};
+
+/// What to print, not how: shared by every output format.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportOptions {
+    /// Witnesses shown per violated law (`usize::MAX` for all).
+    pub witnesses: usize,
+    /// Print every law's status, not only the violated ones.
+    pub verbose: bool,
+    pub color: bool,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            witnesses: 3,
+            verbose: false,
+            color: false,
+        }
+    }
+}
+
+struct Style {
+    ok: &'static str,
+    bad: &'static str,
+    dim: &'static str,
+    bold: &'static str,
+    reset: &'static str,
+}
+
+impl Style {
+    fn new(color: bool) -> Style {
+        if color {
+            Style {
+                ok: "\x1b[1;32m",
+                bad: "\x1b[1;31m",
+                dim: "\x1b[2m",
+                bold: "\x1b[1m",
+                reset: "\x1b[0m",
+            }
+        } else {
+            Style {
+                ok: "",
+                bad: "",
+                dim: "",
+                bold: "",
+                reset: "",
+            }
+        }
+    }
+}
+
+fn unit(law: crate::Law) -> &'static str {
+    use crate::Law::*;
+    match law {
+        Idempotence => "dtype",
+        Commutativity | Uniqueness | Existence => "pair",
+        Associativity | DefinednessAssociativity => "triple",
+        NaryFold => "operand set",
+        Acyclic | InducedOrder => "instance",
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The human report of one file.
+pub fn human(r: &Report, o: ReportOptions) -> String {
+    let s = Style::new(o.color);
+    let kind = match r.kind {
+        crate::laws::InputKind::Lattice => "lattice",
+        crate::laws::InputKind::Table => "table",
+    };
+    let shape = match r.edges {
+        Some(e) => format!("{} dtypes, {} edges", r.dtypes, e),
+        None => format!("{} dtypes", r.dtypes),
+    };
+    let partial = r
+        .laws
+        .iter()
+        .find(|l| l.status == Status::Partial)
+        .map(|l| format!("; partial: {}", l.note))
+        .unwrap_or_default();
+    let violated: Vec<_> = r.violated().collect();
+    let mut out = if violated.is_empty() {
+        format!(
+            "{}✓{} {}{}{} — {kind} `{}`: {shape}; all laws hold{partial}\n",
+            s.ok, s.reset, s.bold, r.path, s.reset, r.name
+        )
+    } else {
+        format!(
+            "{}✗{} {}{}{} — {kind} `{}`: {shape}; {} violated{partial}\n",
+            s.bad,
+            s.reset,
+            s.bold,
+            r.path,
+            s.reset,
+            r.name,
+            plural(violated.len() as u64, "law")
+        )
+    };
+    if o.verbose {
+        for l in &r.laws {
+            let (mark, word) = match l.status {
+                Status::Holds => (s.ok, "holds"),
+                Status::Proved => (s.ok, "proved"),
+                Status::Partial => (s.dim, "partial"),
+                Status::Violated => (s.bad, "violated"),
+            };
+            let note = if l.status == Status::Violated {
+                plural(l.count, unit(l.law))
+            } else {
+                l.note.clone()
+            };
+            out += &format!(
+                "    {:<24} {mark}{word:<8}{} {}{note}{}\n",
+                l.law.title(),
+                s.reset,
+                s.dim,
+                s.reset
+            );
+        }
+    }
+    for l in violated {
+        out += &format!(
+            "  {}error[{}]{}: {} {} not {}\n",
+            s.bad,
+            l.law.key(),
+            s.reset,
+            plural(l.count, unit(l.law)),
+            if l.count == 1 { "is" } else { "are" },
+            l.law.title()
+        );
+        for w in l.witnesses.iter().take(o.witnesses) {
+            out += &format!("      {}\n", w.detail);
+        }
+        let shown = l.witnesses.len().min(o.witnesses) as u64;
+        if l.count > shown {
+            out += &format!(
+                "      {}… and {} more (--all-witnesses lists every one){}\n",
+                s.dim,
+                l.count - shown,
+                s.reset
+            );
+        }
+        if !l.note.is_empty() {
+            out += &format!("      {}help{}: {}\n", s.bold, s.reset, l.note);
+        }
+    }
+    out
+}
+
+/// One file's entry of the `check --format json` document.
+pub fn json_file(r: &Report, o: ReportOptions) -> Value {
+    let violations: Vec<Value> = r
+        .violated()
+        .flat_map(|l| l.witnesses.iter().take(o.witnesses))
+        .map(|w| {
+            json!({
+                "law": w.law.key(),
+                "dtypes": w.dtypes,
+                "left": w.left,
+                "right": w.right,
+                "detail": w.detail,
+            })
+        })
+        .collect();
+    let laws: Vec<Value> = r
+        .laws
+        .iter()
+        .map(|l| {
+            json!({
+                "law": l.law.key(),
+                "status": l.status,
+                "count": l.count,
+                "note": l.note,
+            })
+        })
+        .collect();
+    json!({
+        "path": r.path,
+        "name": r.name,
+        "kind": r.kind,
+        "ok": r.ok(),
+        "dtypes": r.dtypes,
+        "undefined_pairs": r.undefined_pairs,
+        "laws": laws,
+        "violations": violations,
+    })
+}
+
+/// The whole `check --format json` document.
+pub fn json(reports: &[Report], o: ReportOptions) -> String {
+    let files: Vec<Value> = reports.iter().map(|r| json_file(r, o)).collect();
+    let mut s = serde_json::to_string_pretty(&json!({ "files": files })).expect("JSON serialises");
+    s.push('\n');
+    s
+}
