@@ -58,7 +58,9 @@ impl<'a> Source<'a> {
             width,
             message: message.into(),
             help: None,
-            source_line: self.text[line_start..line_end].trim_end_matches('\r').to_string(),
+            source_line: self.text[line_start..line_end]
+                .trim_end_matches('\r')
+                .to_string(),
         }
     }
 }
@@ -156,7 +158,10 @@ impl std::error::Error for LoadError {}
 
 /// "did you mean" for a misspelt name: the closest candidate within a small edit distance,
 /// or the canonical name when the input is a catalogue short code.
-pub fn did_you_mean<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
+pub fn did_you_mean<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<String> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     if let Some(canon) = crate::dtype::canonical(name)
         && candidates.contains(&canon)
@@ -167,7 +172,12 @@ pub fn did_you_mean<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str
     let limit = (name.chars().count() / 3).max(1);
     candidates
         .iter()
-        .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase()), *c))
+        .map(|c| {
+            (
+                strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase()),
+                *c,
+            )
+        })
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, c)| c.to_string())

@@ -106,11 +106,12 @@ pub fn is_weak(name: &str) -> bool {
     kind(name) == Kind::Weak
 }
 
-/// How unfamiliar a dtype is, for ranking witnesses "simplest first": ordinary IEEE and
-/// byte-multiple integer types first, then weak types, then sub-byte and small-float formats.
+/// How unfamiliar a dtype is, for ranking witnesses "simplest first": IEEE floats and
+/// byte-multiple integers first, then bfloat16 and weak types, then sub-byte and small floats.
 pub fn rarity(name: &str) -> u32 {
     match info(name) {
         Some(d) => match d.kind {
+            Kind::Float if d.name == "bfloat16" => 1,
             Kind::Bool | Kind::Float | Kind::Complex => 0,
             Kind::Unsigned | Kind::Signed if d.bits >= 8 => 0,
             Kind::Weak => 1,

@@ -11,28 +11,26 @@ pub fn explain(input: &Input, operands: &[usize]) -> String {
     let t = input.table();
     let mut out = String::new();
     match input {
-        Input::Policy { lattice, .. } => {
-            match operands {
-                [a, b] => out += &explain_pair(lattice, *a, *b),
-                [a, b, c] => {
-                    out += &explain_pair(lattice, *a, *b);
-                    out.push('\n');
-                    out += &explain_pair(lattice, *b, *c);
-                    out.push('\n');
-                    out += &association(t, *a, *b, *c);
-                    let n = t.names.as_slice();
-                    let rt = lattice.result_type(&[*a, *b, *c]);
-                    out += &format!(
-                        "result_type({}, {}, {}) = {} (least common upper bound of all three)\n",
-                        n[*a],
-                        n[*b],
-                        n[*c],
-                        describe(t, rt.as_ref())
-                    );
-                }
-                _ => {}
+        Input::Policy { lattice, .. } => match operands {
+            [a, b] => out += &explain_pair(lattice, *a, *b),
+            [a, b, c] => {
+                out += &explain_pair(lattice, *a, *b);
+                out.push('\n');
+                out += &explain_pair(lattice, *b, *c);
+                out.push('\n');
+                out += &association(t, *a, *b, *c);
+                let n = t.names.as_slice();
+                let rt = lattice.result_type(&[*a, *b, *c]);
+                out += &format!(
+                    "result_type({}, {}, {}) = {} (least common upper bound of all three)\n",
+                    n[*a],
+                    n[*b],
+                    n[*c],
+                    describe(t, rt.as_ref())
+                );
             }
-        }
+            _ => {}
+        },
         Input::Observed(o) => match operands {
             [a, b] => out += &explain_table_pair(&o.table, *a, *b),
             [a, b, c] => {
@@ -63,7 +61,10 @@ fn list(names: &[String], xs: &[usize]) -> String {
     if xs.is_empty() {
         "(none)".into()
     } else {
-        xs.iter().map(|&x| names[x].as_str()).collect::<Vec<_>>().join(", ")
+        xs.iter()
+            .map(|&x| names[x].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -149,7 +150,11 @@ fn explain_pair(l: &Lattice, a: usize, b: usize) -> String {
 
 fn explain_table_pair(t: &Table, a: usize, b: usize) -> String {
     let n = t.n();
-    let show = |x: Option<usize>| x.map_or("undefined (the library raises)".to_string(), |v| t.name(v).to_string());
+    let show = |x: Option<usize>| {
+        x.map_or("undefined (the library raises)".to_string(), |v| {
+            t.name(v).to_string()
+        })
+    };
     let up = |x: usize| -> Vec<usize> { (0..n).filter(|&y| t.get(x, y) == Some(y)).collect() };
     let (ua, ub) = (up(a), up(b));
     let common: Vec<usize> = ua.iter().copied().filter(|x| ub.contains(x)).collect();
@@ -159,12 +164,28 @@ fn explain_table_pair(t: &Table, a: usize, b: usize) -> String {
         .find(|&m| common.iter().all(|&c| t.get(m, c) == Some(c)));
     let mut out = format!("{} ∨ {} = {}\n", t.name(a), t.name(b), show(t.get(a, b)));
     if t.get(a, b) != t.get(b, a) {
-        out += &format!("  but {} ∨ {} = {}\n", t.name(b), t.name(a), show(t.get(b, a)));
+        out += &format!(
+            "  but {} ∨ {} = {}\n",
+            t.name(b),
+            t.name(a),
+            show(t.get(b, a))
+        );
     }
     out += "  (order induced by the table: x ≤ y iff x ∨ y = y)\n";
-    out += &format!("  upper bounds of {:<10} {}\n", t.name(a), list(&t.names, &ua));
-    out += &format!("  upper bounds of {:<10} {}\n", t.name(b), list(&t.names, &ub));
-    out += &format!("  common upper bounds:        {}\n", list(&t.names, &common));
+    out += &format!(
+        "  upper bounds of {:<10} {}\n",
+        t.name(a),
+        list(&t.names, &ua)
+    );
+    out += &format!(
+        "  upper bounds of {:<10} {}\n",
+        t.name(b),
+        list(&t.names, &ub)
+    );
+    out += &format!(
+        "  common upper bounds:        {}\n",
+        list(&t.names, &common)
+    );
     out += &format!(
         "  least of them:              {}\n",
         least.map_or("(none)".to_string(), |x| t.name(x).to_string())

@@ -53,7 +53,11 @@ pub struct CycleError(pub usize);
 
 impl Lattice {
     /// Builds the closure of `edges` (`a → b`: a promotes to b) over `names`.
-    pub fn new(names: Vec<String>, edges: &[(usize, usize)], partial: bool) -> Result<Lattice, CycleError> {
+    pub fn new(
+        names: Vec<String>,
+        edges: &[(usize, usize)],
+        partial: bool,
+    ) -> Result<Lattice, CycleError> {
         let n = names.len();
         let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(n, edges.len());
         for _ in 0..n {
@@ -114,7 +118,11 @@ impl Lattice {
 
     /// Immediate successors of `a`, in index order.
     pub fn successors(&self, a: usize) -> Vec<usize> {
-        let mut s: Vec<usize> = self.graph.neighbors(NodeIndex::new(a)).map(|n| n.index()).collect();
+        let mut s: Vec<usize> = self
+            .graph
+            .neighbors(NodeIndex::new(a))
+            .map(|n| n.index())
+            .collect();
         s.sort_unstable();
         s
     }

@@ -200,11 +200,7 @@ pub fn check_lattice(
                         (
                             None,
                             None,
-                            format!(
-                                "{} and {} have no common upper bound",
-                                t.name(a),
-                                t.name(b)
-                            ),
+                            format!("{} and {} have no common upper bound", t.name(a), t.name(b)),
                         )
                     });
                 }
@@ -254,7 +250,11 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
     let total = (n * n.saturating_sub(1) / 2) as u64;
     laws.push(LawResult {
         law: Law::Existence,
-        status: if undefined > 0 { Status::Partial } else { Status::Holds },
+        status: if undefined > 0 {
+            Status::Partial
+        } else {
+            Status::Holds
+        },
         count: undefined,
         witnesses: vec![],
         note: if undefined > 0 {
@@ -309,7 +309,11 @@ fn table_laws(t: &Table, structural: bool, opts: CheckOptions) -> Vec<LawResult>
         let l = t.get(a, a);
         if l != Some(a) {
             idem.push([a, 0, 0], 1, || {
-                (l, Some(a), format!("{a} ∨ {a} = {}, not {a}", show(l), a = t.name(a)))
+                (
+                    l,
+                    Some(a),
+                    format!("{a} ∨ {a} = {}, not {a}", show(l), a = t.name(a)),
+                )
             });
         }
     }
@@ -318,7 +322,11 @@ fn table_laws(t: &Table, structural: bool, opts: CheckOptions) -> Vec<LawResult>
     let mut out = vec![comm, idem];
     if structural && out.iter().all(|l| l.status == Status::Holds) {
         let why = "proved: the table is the join of a partial order (docs/math.md)";
-        for law in [Law::Associativity, Law::DefinednessAssociativity, Law::NaryFold] {
+        for law in [
+            Law::Associativity,
+            Law::DefinednessAssociativity,
+            Law::NaryFold,
+        ] {
             out.push(LawResult {
                 law,
                 status: Status::Proved,
@@ -354,7 +362,11 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
                     &mut defn
                 };
                 collector.push([a, b, c], 3, || {
-                    (l, r, format!("{}, but {}", left_side(t, a, b, c), right_side(t, a, b, c)))
+                    (
+                        l,
+                        r,
+                        format!("{}, but {}", left_side(t, a, b, c), right_side(t, a, b, c)),
+                    )
                 });
             }
         }
@@ -363,7 +375,14 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
     for a in 0..n {
         for b in a..n {
             for c in b..n {
-                let perms = [[a, b, c], [a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]];
+                let perms = [
+                    [a, b, c],
+                    [a, c, b],
+                    [b, a, c],
+                    [b, c, a],
+                    [c, a, b],
+                    [c, b, a],
+                ];
                 let fold = |p: [usize; 3]| t.get(p[0], p[1]).and_then(|x| t.get(x, p[2]));
                 let first = fold(perms[0]);
                 if let Some(other) = perms[1..].iter().find(|&&p| fold(p) != first) {
@@ -402,7 +421,11 @@ fn left_side(t: &Table, a: usize, b: usize, c: usize) -> String {
         None => format!("({an} ∨ {bn}) ∨ {cn} is undefined ({an} ∨ {bn} is)"),
         Some(ab) => match t.get(ab, c) {
             None => format!("({an} ∨ {bn}) ∨ {cn} = {} ∨ {cn} is undefined", t.name(ab)),
-            Some(l) => format!("({an} ∨ {bn}) ∨ {cn} = {} ∨ {cn} = {}", t.name(ab), t.name(l)),
+            Some(l) => format!(
+                "({an} ∨ {bn}) ∨ {cn} = {} ∨ {cn} = {}",
+                t.name(ab),
+                t.name(l)
+            ),
         },
     }
 }
@@ -413,13 +436,18 @@ fn right_side(t: &Table, a: usize, b: usize, c: usize) -> String {
         None => format!("{an} ∨ ({bn} ∨ {cn}) is undefined ({bn} ∨ {cn} is)"),
         Some(bc) => match t.get(a, bc) {
             None => format!("{an} ∨ ({bn} ∨ {cn}) = {an} ∨ {} is undefined", t.name(bc)),
-            Some(r) => format!("{an} ∨ ({bn} ∨ {cn}) = {an} ∨ {} = {}", t.name(bc), t.name(r)),
+            Some(r) => format!(
+                "{an} ∨ ({bn} ∨ {cn}) = {an} ∨ {} = {}",
+                t.name(bc),
+                t.name(r)
+            ),
         },
     }
 }
 
 struct InducedOrder {
     law: LawResult,
+    counts: InducedCounts,
 }
 
 /// The order a table induces (`a ≤ b` iff `a ∨ b = b`), whether it is a partial order, and
@@ -437,10 +465,12 @@ fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
         }
     }
     let mut col = Collector::new(Law::InducedOrder, opts);
+    let mut counts = InducedCounts::default();
     // Antisymmetry.
     for a in 0..n {
         for b in a + 1..n {
             if le.get(a, b) && le.get(b, a) {
+                counts.antisymmetry += 1;
                 col.push([a, b, 0], 2, || {
                     (
                         Some(b),
@@ -463,8 +493,11 @@ fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
             }
             for c in ones(le.row(b)) {
                 if !le.get(a, c) {
+                    counts.transitivity += 1;
                     col.push([a, b, c], 3, || {
-                        let ac = t.get(a, c).map_or("undefined".into(), |x| t.name(x).to_string());
+                        let ac = t
+                            .get(a, c)
+                            .map_or("undefined".into(), |x| t.name(x).to_string());
                         (
                             t.get(a, c),
                             Some(c),
@@ -488,11 +521,22 @@ fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
             let cell = t.get(a, b);
             let bounded = first_common(ra, rb).is_some();
             if cell != lub || (cell.is_none() && bounded) {
+                if cell != lub {
+                    counts.not_least += 1;
+                } else {
+                    counts.undefined_but_bounded += 1;
+                }
                 col.push([a, b, 0], 2, || {
-                    let s = |x: Option<usize>| x.map_or("undefined".into(), |v| t.name(v).to_string());
+                    let s =
+                        |x: Option<usize>| x.map_or("undefined".into(), |v| t.name(v).to_string());
                     let what = match lub {
-                        Some(l) => format!("the least upper bound of the induced order is {}", t.name(l)),
-                        None if bounded => "their upper bounds in the induced order have no least element".into(),
+                        Some(l) => format!(
+                            "the least upper bound of the induced order is {}",
+                            t.name(l)
+                        ),
+                        None if bounded => {
+                            "their upper bounds in the induced order have no least element".into()
+                        }
                         None => "they have no upper bound in the induced order".into(),
                     };
                     (
@@ -504,9 +548,53 @@ fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
             }
         }
     }
-    InducedOrder {
-        law: col.finish(t, "the table is exactly the join of the order a ≤ b ⇔ a ∨ b = b"),
+    let mut law = col.finish(
+        t,
+        "the table is exactly the join of the order a ≤ b ⇔ a ∨ b = b",
+    );
+    if law.status == Status::Violated {
+        let mut parts = Vec::new();
+        if counts.antisymmetry > 0 {
+            parts.push(format!("{} antisymmetry failures", counts.antisymmetry));
+        }
+        if counts.transitivity > 0 {
+            parts.push(format!("{} transitivity failures", counts.transitivity));
+        }
+        if counts.not_least > 0 {
+            parts.push(format!(
+                "{} cells that are not the least upper bound",
+                counts.not_least
+            ));
+        }
+        if counts.undefined_but_bounded > 0 {
+            parts.push(format!(
+                "{} undefined cells whose operands have upper bounds but no least one",
+                counts.undefined_but_bounded
+            ));
+        }
+        law.note = parts.join(", ");
     }
+    InducedOrder { law, counts }
+}
+
+/// The parts of the induced-order law, counted separately.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InducedCounts {
+    /// Unordered pairs `a ≠ b` with `a ∨ b = b` and `b ∨ a = a`.
+    pub antisymmetry: u64,
+    /// Ordered triples with `a ≤ b`, `b ≤ c`, but not `a ≤ c`.
+    pub transitivity: u64,
+    /// Ordered pairs whose cell differs from the least upper bound of the induced order
+    /// (undefined where there is none).
+    pub not_least: u64,
+    /// Ordered pairs whose cell is undefined, and whose upper bounds exist but have no least
+    /// element (a join made undefined by ambiguity, not by absence).
+    pub undefined_but_bounded: u64,
+}
+
+/// Counts of the induced-order law's parts for a table.
+pub fn induced_counts(t: &Table) -> InducedCounts {
+    induced_order(t, CheckOptions { max_witnesses: 0 }).counts
 }
 
 /// The least element of `up(a) ∩ up(b)` under `le` (rows are upper sets), by scanning members.
@@ -520,7 +608,16 @@ struct Collector {
     law: Law,
     max: usize,
     count: u64,
-    raw: Vec<([usize; 3], usize, Option<usize>, Option<usize>, String)>,
+    raw: Vec<RawWitness>,
+}
+
+/// A witness before ranking: up to three dtype indices, both sides, and the explanation.
+struct RawWitness {
+    idx: [usize; 3],
+    len: usize,
+    left: Option<usize>,
+    right: Option<usize>,
+    detail: String,
 }
 
 impl Collector {
@@ -541,8 +638,14 @@ impl Collector {
     ) {
         self.count += 1;
         if self.raw.len() < self.max {
-            let (l, r, detail) = describe();
-            self.raw.push((idx, len, l, r, detail));
+            let (left, right, detail) = describe();
+            self.raw.push(RawWitness {
+                idx,
+                len,
+                left,
+                right,
+                detail,
+            });
         }
     }
 
@@ -552,16 +655,19 @@ impl Collector {
             let bits: u32 = idx.iter().map(|&i| dtype::rank_bits(t.name(i))).sum();
             (rarity, bits, idx.to_vec())
         };
-        self.raw.sort_by_cached_key(|(idx, len, ..)| key(&idx[..*len]));
+        self.raw.sort_by_cached_key(|w| key(&w.idx[..w.len]));
         let witnesses = self
             .raw
             .into_iter()
-            .map(|(idx, len, l, r, detail)| Violation {
+            .map(|w| Violation {
                 law: self.law,
-                dtypes: idx[..len].iter().map(|&i| t.name(i).to_string()).collect(),
-                left: l.map(|v| t.name(v).to_string()),
-                right: r.map(|v| t.name(v).to_string()),
-                detail,
+                dtypes: w.idx[..w.len]
+                    .iter()
+                    .map(|&i| t.name(i).to_string())
+                    .collect(),
+                left: w.left.map(|v| t.name(v).to_string()),
+                right: w.right.map(|v| t.name(v).to_string()),
+                detail: w.detail,
             })
             .collect();
         LawResult {

@@ -9,8 +9,8 @@ pub mod bits;
 pub mod diag;
 pub mod dtype;
 pub mod explain;
-pub mod laws;
 pub mod lattice;
+pub mod laws;
 pub mod observed;
 pub mod render;
 pub mod spec;
@@ -32,7 +32,7 @@ pub enum Input {
         lattice: Lattice,
         joins: JoinTable,
     },
-    Observed(Box<Observed>),
+    Observed(Observed),
 }
 
 impl Input {
@@ -48,7 +48,7 @@ impl Input {
                 joins,
             })
         } else if path.ends_with(".json") {
-            Ok(Input::Observed(Box::new(observed::parse_table(path, text)?)))
+            Ok(Input::Observed(observed::parse_table(path, text)?))
         } else {
             Err(LoadError::one(Diagnostic::file(
                 path,

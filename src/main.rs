@@ -13,7 +13,11 @@ use typejoin::render::{self, ReportOptions};
 use typejoin::{CheckOptions, Input};
 
 #[derive(Parser)]
-#[command(name = "typejoin", version, about = "Dtype promotion policies as verified data")]
+#[command(
+    name = "typejoin",
+    version,
+    about = "Dtype promotion policies as verified data"
+)]
 struct Cli {
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never.
     #[arg(long, global = true, value_enum, default_value = "auto")]
@@ -84,12 +88,16 @@ fn main() -> ExitCode {
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
     let err_color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
     let result = match cli.cmd {
         Cmd::Check {
@@ -144,7 +152,9 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             .collect::<Result<_, _>>()?;
         entries.sort();
         for p in entries {
-            if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            if p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
                 continue;
             }
             if p.is_dir() {
@@ -171,7 +181,12 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(out)
 }
 
-fn check(paths: &[PathBuf], format: CheckFormat, o: ReportOptions, err_color: bool) -> Result<u8, LoadError> {
+fn check(
+    paths: &[PathBuf],
+    format: CheckFormat,
+    o: ReportOptions,
+    err_color: bool,
+) -> Result<u8, LoadError> {
     let files = expand(paths)?;
     let mut reports = Vec::new();
     let mut failed: Vec<LoadError> = Vec::new();
@@ -195,11 +210,14 @@ fn check(paths: &[PathBuf], format: CheckFormat, o: ReportOptions, err_color: bo
     if files.is_empty() {
         return Err(LoadError::one(
             Diagnostic::file(&paths[0].to_string_lossy(), "no .toml or .json files found")
-                .with_help("point `check` at policy files, observed tables, or directories holding them"),
+                .with_help(
+                    "point `check` at policy files, observed tables, or directories holding them",
+                ),
         ));
     }
     if let CheckFormat::Json = format {
-        let mut doc: serde_json::Value = serde_json::from_str(&render::json(&reports, o)).expect("own JSON parses");
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&render::json(&reports, o)).expect("own JSON parses");
         if let Some(files) = doc["files"].as_array_mut() {
             for e in &failed {
                 let d = &e.diagnostics[0];
@@ -209,7 +227,11 @@ fn check(paths: &[PathBuf], format: CheckFormat, o: ReportOptions, err_color: bo
                 }));
             }
         }
-        let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&doc).expect("JSON serialises"));
+        let _ = writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("JSON serialises")
+        );
     }
     let _ = stdout.flush();
     Ok(if !failed.is_empty() {
@@ -254,9 +276,19 @@ fn table(file: &Path, format: TableFormat, output: Option<&Path>) -> Result<u8, 
 /// failure never leaves a half-written file.
 fn write_atomic(path: &Path, contents: &str) -> Result<(), LoadError> {
     let shown = path.to_string_lossy().into_owned();
-    let fail = |e: std::io::Error| LoadError::one(Diagnostic::file(&shown, format!("cannot write `{shown}`: {e}")));
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let fail = |e: std::io::Error| {
+        LoadError::one(Diagnostic::file(
+            &shown,
+            format!("cannot write `{shown}`: {e}"),
+        ))
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     std::fs::write(&tmp, contents).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(|e| {
@@ -273,11 +305,16 @@ fn explain(file: &Path, dtypes: &[String]) -> Result<u8, LoadError> {
         match t.resolve(d) {
             Some(i) => operands.push(i),
             None => {
-                let help = did_you_mean(d, t.names.iter().map(String::as_str))
-                    .map_or_else(|| format!("its dtypes are: {}", t.names.join(", ")), |s| format!("did you mean `{s}`?"));
+                let help = did_you_mean(d, t.names.iter().map(String::as_str)).map_or_else(
+                    || format!("its dtypes are: {}", t.names.join(", ")),
+                    |s| format!("did you mean `{s}`?"),
+                );
                 return Err(LoadError::one(
-                    Diagnostic::file(&file.to_string_lossy(), format!("`{d}` is not a dtype of `{}`", input.name()))
-                        .with_help(help),
+                    Diagnostic::file(
+                        &file.to_string_lossy(),
+                        format!("`{d}` is not a dtype of `{}`", input.name()),
+                    )
+                    .with_help(help),
                 ));
             }
         }

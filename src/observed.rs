@@ -66,15 +66,17 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                 .filter_map(|(i, v)| match v {
                     Value::String(s) => Some(s.clone()),
                     _ => {
-                        errors.push(
-                            src.error(at(&[key, &format!("#{i}")]), format!("`{key}` entries must be strings")),
-                        );
+                        errors.push(src.error(
+                            at(&[key, &format!("#{i}")]),
+                            format!("`{key}` entries must be strings"),
+                        ));
                         None
                     }
                 })
                 .collect(),
             Some(_) => {
-                errors.push(src.error(at(&[key]), format!("`{key}` must be a list of dtype names")));
+                errors
+                    .push(src.error(at(&[key]), format!("`{key}` must be a list of dtype names")));
                 Vec::new()
             }
         }
@@ -82,23 +84,30 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let listed = string_list("dtypes", &mut errors);
     let removed = string_list("unsupported_dtypes", &mut errors);
     if !obj.contains_key("dtypes") {
-        errors.push(
-            src.error(0..1, "missing `dtypes`")
-                .with_help("list the table's dtypes in order: \"dtypes\": [\"bool\", \"int8\", …]"),
-        );
+        errors
+            .push(src.error(0..1, "missing `dtypes`").with_help(
+                "list the table's dtypes in order: \"dtypes\": [\"bool\", \"int8\", …]",
+            ));
     }
     let mut dtypes: Vec<String> = Vec::new();
     for (i, d) in listed.iter().enumerate() {
         if dtypes.contains(d) {
             errors.push(
-                src.error(at(&["dtypes", &format!("#{i}")]), format!("duplicate dtype `{d}`"))
-                    .with_help("list each dtype once"),
+                src.error(
+                    at(&["dtypes", &format!("#{i}")]),
+                    format!("duplicate dtype `{d}`"),
+                )
+                .with_help("list each dtype once"),
             );
         } else if !removed.contains(d) {
             dtypes.push(d.clone());
         }
     }
-    let index: HashMap<&str, usize> = dtypes.iter().enumerate().map(|(i, d)| (d.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = dtypes
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.as_str(), i))
+        .collect();
     let mut table = Table::new(dtypes.clone());
     let n = dtypes.len();
     let mut cell_spans = vec![0..0; n * n];
@@ -115,15 +124,23 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                 }
                 let Some(&a) = index.get(row.as_str()) else {
                     let help = did_you_mean(row, dtypes.iter().map(String::as_str))
-                        .map_or("add it to `dtypes` or remove the row".into(), |s| format!("did you mean `{s}`?"));
+                        .map_or("add it to `dtypes` or remove the row".into(), |s| {
+                            format!("did you mean `{s}`?")
+                        });
                     errors.push(
-                        src.error(at(&["result", row]), format!("row `{row}` is not in `dtypes`"))
-                            .with_help(help),
+                        src.error(
+                            at(&["result", row]),
+                            format!("row `{row}` is not in `dtypes`"),
+                        )
+                        .with_help(help),
                     );
                     continue;
                 };
                 let Some(cols) = cols.as_object() else {
-                    errors.push(src.error(at(&["result", row]), format!("row `{row}` must be an object")));
+                    errors.push(src.error(
+                        at(&["result", row]),
+                        format!("row `{row}` must be an object"),
+                    ));
                     continue;
                 };
                 for (col, cell) in cols {
@@ -133,10 +150,15 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                     let span = at(&["result", row, col]);
                     let Some(&b) = index.get(col.as_str()) else {
                         let help = did_you_mean(col, dtypes.iter().map(String::as_str))
-                            .map_or("remove it, or add it to `dtypes`".into(), |s| format!("did you mean `{s}`?"));
+                            .map_or("remove it, or add it to `dtypes`".into(), |s| {
+                                format!("did you mean `{s}`?")
+                            });
                         errors.push(
-                            src.error(span, format!("column `{col}` of row `{row}` is not in `dtypes`"))
-                                .with_help(help),
+                            src.error(
+                                span,
+                                format!("column `{col}` of row `{row}` is not in `dtypes`"),
+                            )
+                            .with_help(help),
                         );
                         continue;
                     };
@@ -186,7 +208,9 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
 
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.line, d.col));
-        return Err(LoadError { diagnostics: errors });
+        return Err(LoadError {
+            diagnostics: errors,
+        });
     }
     let text_field = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let stem = std::path::Path::new(path)
@@ -204,7 +228,11 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
 }
 
 fn offset_of(text: &str, line: usize, col: usize) -> usize {
-    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
     (start + col.saturating_sub(1)).min(text.len())
 }
 
@@ -215,8 +243,13 @@ struct KeyIndex {
 }
 
 enum Frame {
-    Object { key: Option<String>, expect_key: bool },
-    Array { index: usize },
+    Object {
+        key: Option<String>,
+        expect_key: bool,
+    },
+    Array {
+        index: usize,
+    },
 }
 
 impl KeyIndex {
@@ -274,7 +307,11 @@ impl KeyIndex {
                         i += 1;
                     }
                     let raw = &text[start..(i + 1).min(text.len())];
-                    if let Some(Frame::Object { key, expect_key: true }) = stack.last_mut() {
+                    if let Some(Frame::Object {
+                        key,
+                        expect_key: true,
+                    }) = stack.last_mut()
+                    {
                         *key = serde_json::from_str::<String>(raw).ok();
                         let path = path_of(&stack);
                         spans.insert(path, start..i + 1);
@@ -320,13 +357,18 @@ mod tests {
     #[test]
     fn unknown_result_is_located() {
         let e = parse_table("t.json", T).unwrap_err().to_string();
-        assert!(e.contains("unknown result `int16` for `int8` ∨ `uint8`"), "{e}");
+        assert!(
+            e.contains("unknown result `int16` for `int8` ∨ `uint8`"),
+            "{e}"
+        );
         assert!(e.contains("t.json:2:38"), "{e}");
     }
 
     #[test]
     fn parses_and_drops_unsupported() {
-        let text = T.replace("\"int16\"", "\"uint8\"").replace("\"name\": \"t\",", "\"unsupported_dtypes\": [\"uint8\"],");
+        let text = T
+            .replace("\"int16\"", "\"uint8\"")
+            .replace("\"name\": \"t\",", "\"unsupported_dtypes\": [\"uint8\"],");
         let o = parse_table("x/t.json", &text).unwrap();
         assert_eq!(o.name, "t");
         assert_eq!(o.table.names, vec!["int8"]);

@@ -55,14 +55,29 @@ impl Style {
     }
 }
 
-fn unit(law: crate::Law) -> &'static str {
+/// The headline of a violated law: how many instances, in the law's own words.
+fn headline(l: &crate::laws::LawResult) -> String {
     use crate::Law::*;
-    match law {
-        Idempotence => "dtype",
-        Commutativity | Uniqueness | Existence => "pair",
-        Associativity | DefinednessAssociativity => "triple",
-        NaryFold => "operand set",
-        Acyclic | InducedOrder => "instance",
+    let n = l.count;
+    match l.law {
+        Acyclic => "the promotion graph has a cycle".into(),
+        Uniqueness => format!("{} with no unique least upper bound", plural(n, "pair")),
+        Existence => format!("{} without a join", plural(n, "pair")),
+        Commutativity => format!("{} where a ∨ b ≠ b ∨ a", plural(n, "pair")),
+        Idempotence => format!("{} where a ∨ a ≠ a", plural(n, "dtype")),
+        Associativity => format!("{} where (a ∨ b) ∨ c ≠ a ∨ (b ∨ c)", plural(n, "triple")),
+        DefinednessAssociativity => format!(
+            "{} where only one association order is defined",
+            plural(n, "triple")
+        ),
+        NaryFold => format!(
+            "{} whose result_type depends on the operand order",
+            plural(n, "operand set")
+        ),
+        InducedOrder => format!(
+            "the table is not the join of the order it induces (a ≤ b ⇔ a ∨ b = b): {}",
+            l.note
+        ),
     }
 }
 
@@ -118,7 +133,7 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
                 Status::Violated => (s.bad, "violated"),
             };
             let note = if l.status == Status::Violated {
-                plural(l.count, unit(l.law))
+                headline(l)
             } else {
                 l.note.clone()
             };
@@ -133,13 +148,11 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
     }
     for l in violated {
         out += &format!(
-            "  {}error[{}]{}: {} {} not {}\n",
+            "  {}error[{}]{}: {}\n",
             s.bad,
             l.law.key(),
             s.reset,
-            plural(l.count, unit(l.law)),
-            if l.count == 1 { "is" } else { "are" },
-            l.law.title()
+            headline(l)
         );
         for w in l.witnesses.iter().take(o.witnesses) {
             out += &format!("      {}\n", w.detail);
@@ -153,7 +166,7 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
                 s.reset
             );
         }
-        if !l.note.is_empty() {
+        if !l.note.is_empty() && l.law != crate::Law::InducedOrder {
             out += &format!("      {}help{}: {}\n", s.bold, s.reset, l.note);
         }
     }

@@ -171,20 +171,36 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
         let known: &[&str] = if message.contains("`integer_result`") {
             &["integer_result", "lowest", "same_dtype"]
         } else if message.contains("`exponent_bits`") {
-            &["kind", "exponent_bits", "mantissa_bits", "bias", "infinities", "nan"]
+            &[
+                "kind",
+                "exponent_bits",
+                "mantissa_bits",
+                "bias",
+                "infinities",
+                "nan",
+            ]
         } else {
             TOP_LEVEL_KEYS
         };
         d = d.with_help(match did_you_mean(field, known.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!("remove `{field}`; the keys allowed here are {}", known.join(", ")),
+            None => format!(
+                "remove `{field}`; the keys allowed here are {}",
+                known.join(", ")
+            ),
         });
     } else if message.starts_with("missing field") {
         d = d.with_help("see docs/format.md for the required keys");
-    } else if message.contains("expected a sequence") && d.source_line.trim_start().starts_with("partial") {
+    } else if message.contains("expected a sequence")
+        && d.source_line.trim_start().starts_with("partial")
+    {
         d = d.with_help(
             "`partial` is a top-level key: move it above the first `[table]` header (here it was read as an edge list of `[promotes]`)",
         );
+    } else if message.contains("expected a boolean") {
+        d = d.with_help("write `true` or `false`, without quotes");
+    } else if message.contains("expected a string") {
+        d = d.with_help("write the dtype name in quotes, e.g. \"int8\"");
     } else if message.contains("expected a sequence") {
         d = d.with_help("write the successors as a list, e.g. `int8 = [\"int16\"]`");
     }
@@ -215,12 +231,16 @@ impl<'a> Validator<'a> {
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut dtypes = Vec::new();
         let mut dtype_spans: Vec<Range<usize>> = Vec::new();
-        let declared_formats: Vec<&str> = raw.formats.keys().map(|k| k.get_ref().as_str()).collect();
+        let declared_formats: Vec<&str> =
+            raw.formats.keys().map(|k| k.get_ref().as_str()).collect();
         if raw.dtypes.get_ref().is_empty() {
             self.error(
                 raw.dtypes.span(),
                 "`dtypes` is empty",
-                Some("list the policy's dtypes, e.g. dtypes = [\"bool\", \"int8\", \"float32\"]".into()),
+                Some(
+                    "list the policy's dtypes, e.g. dtypes = [\"bool\", \"int8\", \"float32\"]"
+                        .into(),
+                ),
             );
         }
         for d in raw.dtypes.get_ref() {
@@ -230,14 +250,20 @@ impl<'a> Validator<'a> {
                 self.error(
                     d.span(),
                     format!("duplicate dtype `{name}`"),
-                    Some(format!("it is already declared at line {l}, column {c}; remove one")),
+                    Some(format!(
+                        "it is already declared at line {l}, column {c}; remove one"
+                    )),
                 );
                 continue;
             }
             if dtype::info(name).is_none() && !declared_formats.contains(&name) {
                 let help = match did_you_mean(name, dtype::CATALOGUE.iter().map(|d| d.name)) {
-                    Some(s) => format!("did you mean `{s}`? A new dtype needs a `[formats.{name}]` table"),
-                    None => format!("declare its format in a `[formats.{name}]` table, or use a catalogue name (docs/format.md)"),
+                    Some(s) => {
+                        format!("did you mean `{s}`? A new dtype needs a `[formats.{name}]` table")
+                    }
+                    None => format!(
+                        "declare its format in a `[formats.{name}]` table, or use a catalogue name (docs/format.md)"
+                    ),
                 };
                 self.error(d.span(), format!("unknown dtype `{name}`"), Some(help));
             }
@@ -254,7 +280,10 @@ impl<'a> Validator<'a> {
         if self.errors.is_empty()
             && let Some(cycle) = find_cycle(dtypes.len(), &edges)
         {
-            let path: Vec<&str> = cycle.iter().map(|&e| dtypes[edges[e].from].as_str()).collect();
+            let path: Vec<&str> = cycle
+                .iter()
+                .map(|&e| dtypes[edges[e].from].as_str())
+                .collect();
             let closing = &edges[*cycle.last().expect("a cycle has edges")];
             self.error(
                 closing.span.clone(),
@@ -314,7 +343,12 @@ impl<'a> Validator<'a> {
         None
     }
 
-    fn edges(&mut self, raw: &RawPolicy, index: &HashMap<String, usize>, dtypes: &[String]) -> Vec<Edge> {
+    fn edges(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<Edge> {
         let mut edges = Vec::new();
         for (from, targets) in &raw.promotes {
             let f = self.lookup(from, index, dtypes, "dtype");
@@ -352,7 +386,12 @@ impl<'a> Validator<'a> {
         edges
     }
 
-    fn weak(&mut self, raw: &RawPolicy, index: &HashMap<String, usize>, dtypes: &[String]) -> Vec<WeakRule> {
+    fn weak(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<WeakRule> {
         let mut rules = Vec::new();
         for (w, target) in &raw.weak {
             if !dtype::is_weak(w.get_ref()) {
@@ -364,12 +403,29 @@ impl<'a> Validator<'a> {
                 continue;
             }
             let wi = self.lookup(w, index, dtypes, "weak type");
-            let ti = self.lookup(target, index, dtypes, &format!("`{}` materialises as dtype", w.get_ref()));
+            let ti = index.get(target.get_ref()).copied();
+            if ti.is_none() {
+                self.error(
+                    target.span(),
+                    format!(
+                        "`{}` materialises as `{}`, which is not declared in `dtypes`",
+                        w.get_ref(),
+                        target.get_ref()
+                    ),
+                    Some(format!(
+                        "add \"{}\" to `dtypes`, or name a declared dtype",
+                        target.get_ref()
+                    )),
+                );
+            }
             if let (Some(wi), Some(ti)) = (wi, ti) {
                 if dtype::is_weak(&dtypes[ti]) {
                     self.error(
                         target.span(),
-                        format!("a weak type must materialise as a concrete dtype, not `{}`", dtypes[ti]),
+                        format!(
+                            "a weak type must materialise as a concrete dtype, not `{}`",
+                            dtypes[ti]
+                        ),
                         Some("name the default dtype, e.g. \"int64\" for `i*`".into()),
                     );
                     continue;
@@ -383,7 +439,12 @@ impl<'a> Validator<'a> {
         rules
     }
 
-    fn ops(&mut self, raw: &RawPolicy, index: &HashMap<String, usize>, dtypes: &[String]) -> Vec<OpRule> {
+    fn ops(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<OpRule> {
         let mut rules = Vec::new();
         for (op, rule) in &raw.ops {
             let name = op.get_ref();
@@ -400,7 +461,10 @@ impl<'a> Validator<'a> {
                 .integer_result
                 .as_ref()
                 .and_then(|d| self.lookup(d, index, dtypes, "op result"));
-            let lowest = r.lowest.as_ref().and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
+            let lowest = r
+                .lowest
+                .as_ref()
+                .and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
             let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
             if r.integer_result.is_none() && r.lowest.is_none() && r.same_dtype.is_none() {
                 self.error(
@@ -444,14 +508,20 @@ impl<'a> Validator<'a> {
                 self.error(
                     f.kind.span(),
                     format!("unsupported format kind `{}`", f.kind.get_ref()),
-                    Some("only kind = \"float\" can be declared; integer dtypes are built in".into()),
+                    Some(
+                        "only kind = \"float\" can be declared; integer dtypes are built in".into(),
+                    ),
                 );
                 continue;
             }
             let e = *f.exponent_bits.get_ref();
             let m = *f.mantissa_bits.get_ref();
             if !(1..=15).contains(&e) {
-                self.error(f.exponent_bits.span(), format!("exponent_bits = {e} is out of range"), Some("use 1 to 15".into()));
+                self.error(
+                    f.exponent_bits.span(),
+                    format!("exponent_bits = {e} is out of range"),
+                    Some("use 1 to 15".into()),
+                );
                 continue;
             }
             if !(0..=52).contains(&m) || 1 + e + m > 64 {
@@ -477,7 +547,10 @@ impl<'a> Validator<'a> {
                     continue;
                 }
             };
-            let infinities = f.infinities.as_ref().map_or(nan == NanEncoding::Ieee, |s| *s.get_ref());
+            let infinities = f
+                .infinities
+                .as_ref()
+                .map_or(nan == NanEncoding::Ieee, |s| *s.get_ref());
             if infinities && nan != NanEncoding::Ieee {
                 let span = f.infinities.as_ref().map_or(fmt.span(), |s| s.span());
                 self.error(
@@ -489,8 +562,15 @@ impl<'a> Validator<'a> {
             }
             // Highest biased exponent code of a finite normal number.
             let top = (1i64 << e) - 1;
-            let emax_code = if nan == NanEncoding::Ieee { top - 1 } else { top };
-            let bias = f.bias.as_ref().map_or((1i64 << (e - 1)) - 1, |b| *b.get_ref());
+            let emax_code = if nan == NanEncoding::Ieee {
+                top - 1
+            } else {
+                top
+            };
+            let bias = f
+                .bias
+                .as_ref()
+                .map_or((1i64 << (e - 1)) - 1, |b| *b.get_ref());
             if emax_code < 1 {
                 self.error(
                     f.exponent_bits.span(),
@@ -534,7 +614,10 @@ pub fn find_cycle(n: usize, edges: &[Edge]) -> Option<Vec<usize>> {
     }
     // The smallest non-trivial strongly connected component holds a cycle; find the
     // shortest one through its lowest-numbered node by breadth-first search.
-    let mut sccs: Vec<Vec<NodeIndex>> = kosaraju_scc(&g).into_iter().filter(|c| c.len() > 1).collect();
+    let mut sccs: Vec<Vec<NodeIndex>> = kosaraju_scc(&g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .collect();
     sccs.sort_by_key(|c| c.iter().map(|n| n.index()).min());
     let scc = sccs.first()?;
     let start = *scc.iter().min()?;
@@ -583,13 +666,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.dtypes, vec!["bool", "i*", "f*"]);
-        assert_eq!(p.edges.iter().map(|e| (e.from, e.to)).collect::<Vec<_>>(), vec![(0, 1), (1, 2)]);
+        assert_eq!(
+            p.edges.iter().map(|e| (e.from, e.to)).collect::<Vec<_>>(),
+            vec![(0, 1), (1, 2)]
+        );
         assert!(!p.partial);
     }
 
     #[test]
     fn typo_in_edge_suggests() {
-        let e = err("name = \"x\"\ndtypes = [\"int8\", \"float16\"]\n[promotes]\nint8 = [\"flaot16\"]\n");
+        let e = err(
+            "name = \"x\"\ndtypes = [\"int8\", \"float16\"]\n[promotes]\nint8 = [\"flaot16\"]\n",
+        );
         assert!(e.contains("t.toml:4:9"), "{e}");
         assert!(e.contains("edge target `flaot16` is not declared"), "{e}");
         assert!(e.contains("did you mean `float16`?"), "{e}");
@@ -600,7 +688,10 @@ mod tests {
         let e = err(
             "name = \"x\"\ndtypes = [\"int8\", \"int16\", \"int32\"]\n[promotes]\nint8 = [\"int16\"]\nint16 = [\"int32\"]\nint32 = [\"int8\"]\n",
         );
-        assert!(e.contains("cycle in the promotion graph: int8 → int16 → int32 → int8"), "{e}");
+        assert!(
+            e.contains("cycle in the promotion graph: int8 → int16 → int32 → int8"),
+            "{e}"
+        );
         assert!(e.contains("t.toml:6:10"), "{e}");
     }
 }

@@ -87,7 +87,9 @@ impl Table {
         for a in 0..self.n() {
             out += &format!("| **{}** |", esc(&self.names[a]));
             for b in 0..self.n() {
-                let cell = self.get(a, b).map_or("—".to_string(), |r| esc(&self.names[r]));
+                let cell = self
+                    .get(a, b)
+                    .map_or("—".to_string(), |r| esc(&self.names[r]));
                 out += &format!(" {cell} |");
             }
             out.push('\n');
@@ -130,7 +132,8 @@ impl Table {
             for b in 0..self.n() {
                 row.insert(
                     self.names[b].clone(),
-                    self.get(a, b).map_or(Value::Null, |r| Value::String(self.names[r].clone())),
+                    self.get(a, b)
+                        .map_or(Value::Null, |r| Value::String(self.names[r].clone())),
                 );
             }
             result.insert(self.names[a].clone(), Value::Object(row));

@@ -1,0 +1,187 @@
+//! The binary's contracts: exit codes 0/1/2, the `check --format json` shape, table round trip.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::root;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn check_shipped_lattices_exits_0() {
+    let o = run(&["check", "lattices"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("✓ lattices/jax.toml — lattice `jax`: 35 dtypes, 41 edges; all laws hold"),
+        "{out}"
+    );
+    assert!(!out.contains('\x1b'), "no colour when piped");
+}
+
+#[test]
+fn check_numpy_tables_exits_1_with_the_witness() {
+    let o = run(&[
+        "check",
+        "observed/numpy.json",
+        "observed/numpy_promote_types.json",
+        "observed/numpy_result_type.json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains(
+        "(int8 ∨ uint8) ∨ float16 = int16 ∨ float16 = float32, but int8 ∨ (uint8 ∨ float16) = int8 ∨ float16 = float16"
+    ));
+    assert!(out.contains("error[associativity]: 4224 triples where (a ∨ b) ∨ c ≠ a ∨ (b ∨ c)"));
+}
+
+#[test]
+fn unreadable_input_exits_2_with_location() {
+    let o = run(&["--color", "never", "check", "tests/data/bad/cycle.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("--> tests/data/bad/cycle.toml:8:21"), "{err}");
+    let o = run(&["check", "no/such/file.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["check", "lattices", "--format", "yaml"]);
+    assert_eq!(o.status.code(), Some(2), "a usage error is exit 2");
+}
+
+#[test]
+fn check_json_shape() {
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "lattices/jax.toml",
+        "observed/seed_numpy.json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["path"], "lattices/jax.toml");
+    assert_eq!(files[0]["kind"], "lattice");
+    assert_eq!(files[0]["ok"], true);
+    assert_eq!(files[0]["violations"].as_array().unwrap().len(), 0);
+    assert_eq!(files[1]["kind"], "table");
+    assert_eq!(files[1]["ok"], false);
+    let first_assoc = files[1]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["law"] == "associativity")
+        .unwrap();
+    assert_eq!(
+        first_assoc["dtypes"],
+        serde_json::json!(["uint8", "int8", "float16"])
+    );
+    assert_eq!(first_assoc["left"], "float32");
+    assert_eq!(first_assoc["right"], "float16");
+    assert!(
+        first_assoc["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("(uint8 ∨ int8) ∨ float16")
+    );
+}
+
+#[test]
+fn table_json_round_trips() {
+    let dir = std::env::temp_dir().join(format!("typejoin-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("jax.json");
+    let o = run(&[
+        "table",
+        "lattices/jax.toml",
+        "--format",
+        "json",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let back = typejoin::Input::parse("jax.json", &text).unwrap();
+    let orig = crate::load("lattices/jax.toml");
+    assert_eq!(back.table(), orig.table());
+    assert!(back.check(typejoin::CheckOptions::default()).ok());
+    // And again: table → json → table is a fixed point.
+    let o2 = run(&["table", out.to_str().unwrap(), "--format", "json"]);
+    let again = typejoin::Input::parse("again.json", &stdout(&o2)).unwrap();
+    assert_eq!(again.table(), orig.table());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn table_text_uses_short_codes() {
+    let o = run(&["table", "lattices/python.toml"]);
+    assert_eq!(
+        stdout(&o),
+        "    b i* f* c*\nb   b i* f* c*\ni* i* i* f* c*\nf* f* f* f* c*\nc* c* c* c* c*\n"
+    );
+    let o = run(&["table", "lattices/python.toml", "--format", "csv"]);
+    assert_eq!(
+        stdout(&o),
+        "join,bool,i*,f*,c*\nbool,bool,i*,f*,c*\ni*,i*,i*,f*,c*\nf*,f*,f*,f*,c*\nc*,c*,c*,c*,c*\n"
+    );
+}
+
+#[test]
+fn explain_pair_and_triple() {
+    let o = run(&["explain", "lattices/jax.toml", "i8", "u8"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("int8 ∨ uint8 = int16\n"), "{out}");
+    assert!(
+        out.contains("  path: int8 → int16\n  path: uint8 → int16\n"),
+        "{out}"
+    );
+    let o = run(&[
+        "explain",
+        "observed/numpy_promote_types.json",
+        "int8",
+        "uint8",
+        "float16",
+    ]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("(int8 ∨ uint8) ∨ float16 = int16 ∨ float16 = float32\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("int8 ∨ (uint8 ∨ float16) = int8 ∨ float16 = float16\n"),
+        "{out}"
+    );
+    assert!(out.contains("the association orders disagree"), "{out}");
+    let o = run(&["explain", "lattices/jax.toml", "int4", "int8"]);
+    assert!(
+        stdout(&o)
+            .contains("no common upper bound: an intended promotion error (the policy is partial)")
+    );
+    let o = run(&[
+        "--color",
+        "never",
+        "explain",
+        "lattices/jax.toml",
+        "flaot16",
+        "int8",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("did you mean `float16`?")
+    );
+}
