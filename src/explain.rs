@@ -110,8 +110,8 @@ fn explain_pair(l: &Lattice, a: usize, b: usize) -> String {
             Join::Ambiguous(c) => format!("ambiguous: {}", list(names, c)),
         }
     );
-    out += &format!("  upper bounds of {:<10} {}\n", names[a], list(names, &ua));
-    out += &format!("  upper bounds of {:<10} {}\n", names[b], list(names, &ub));
+    out += &format!("  upper bounds of {:<11} {}\n", names[a], list(names, &ua));
+    out += &format!("  upper bounds of {:<11} {}\n", names[b], list(names, &ub));
     out += &format!("  common upper bounds:        {}\n", list(names, &common));
     match &j {
         Join::Unique(x) => {
@@ -173,12 +173,12 @@ fn explain_table_pair(t: &Table, a: usize, b: usize) -> String {
     }
     out += "  (order induced by the table: x ≤ y iff x ∨ y = y)\n";
     out += &format!(
-        "  upper bounds of {:<10} {}\n",
+        "  upper bounds of {:<11} {}\n",
         t.name(a),
         list(&t.names, &ua)
     );
     out += &format!(
-        "  upper bounds of {:<10} {}\n",
+        "  upper bounds of {:<11} {}\n",
         t.name(b),
         list(&t.names, &ub)
     );

@@ -1,6 +1,7 @@
 //! One integration-test binary, data-driven over `lattices/`, `observed/` and `tests/data/`.
 
 mod cli;
+mod docs;
 mod errors;
 mod laws;
 mod oracle;
