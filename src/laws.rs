@@ -82,6 +82,8 @@ pub enum Status {
     /// Undefined joins, declared intended (`partial = true`, or a table's raising cells).
     Partial,
     Violated,
+    /// The solver gave up (timeout or resource limit): neither a pass nor a failure.
+    Unknown,
 }
 
 /// One broken instance of a law: the dtypes and both sides of the broken equation.
@@ -100,6 +102,8 @@ pub struct LawResult {
     pub status: Status,
     /// Number of violating instances (pairs or triples); for `Partial`, undefined pairs.
     pub count: u64,
+    /// Whether `count` is every instance (false when a solver enumerated only some).
+    pub exact: bool,
     /// Witnesses, simplest first (familiar dtypes, then narrow ones), at most
     /// `CheckOptions::max_witnesses`.
     pub witnesses: Vec<Violation>,
@@ -126,8 +130,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Every law holds (or is partial by declaration); no violation and no unknown.
     pub fn ok(&self) -> bool {
-        self.laws.iter().all(|l| l.status != Status::Violated)
+        self.laws
+            .iter()
+            .all(|l| !matches!(l.status, Status::Violated | Status::Unknown))
     }
 
     pub fn law(&self, law: Law) -> Option<&LawResult> {
@@ -153,6 +160,263 @@ impl Default for CheckOptions {
     }
 }
 
+/// One concrete check behind a law: what a witness is and how it is explained.
+/// Several checks can make up one law (`InducedOrder` has three).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Check {
+    /// `(a, b)`, `a < b`: several incomparable minimal upper bounds.
+    Uniqueness,
+    /// `(a, b)`, `a < b`: no common upper bound (and the policy is not partial).
+    Existence,
+    /// `(a, b)`, `a < b`: `a ∨ b ≠ b ∨ a`.
+    Commutativity,
+    /// `(a)`: `a ∨ a ≠ a`.
+    Idempotence,
+    /// `(a, b, c)`: both association orders defined and different.
+    Associativity,
+    /// `(a, b, c)`: exactly one association order defined.
+    DefinednessAssociativity,
+    /// `(a, b, c)`, `a ≤ b ≤ c`: the six left folds do not all agree.
+    NaryFold,
+    /// `(a, b)`, `a < b`: `a ∨ b = b` and `b ∨ a = a`.
+    Antisymmetry,
+    /// `(a, b, c)`: `a ≤ b ≤ c` in the induced order but not `a ≤ c`.
+    Transitivity,
+    /// `(a, b)`: the cell is not a least upper bound of the induced order, or is undefined
+    /// although upper bounds exist.
+    NotLeast,
+}
+
+impl Check {
+    pub fn law(self) -> Law {
+        match self {
+            Check::Uniqueness => Law::Uniqueness,
+            Check::Existence => Law::Existence,
+            Check::Commutativity => Law::Commutativity,
+            Check::Idempotence => Law::Idempotence,
+            Check::Associativity => Law::Associativity,
+            Check::DefinednessAssociativity => Law::DefinednessAssociativity,
+            Check::NaryFold => Law::NaryFold,
+            Check::Antisymmetry | Check::Transitivity | Check::NotLeast => Law::InducedOrder,
+        }
+    }
+
+    /// How many dtypes a witness names.
+    pub fn arity(self) -> usize {
+        match self {
+            Check::Idempotence => 1,
+            Check::Associativity
+            | Check::DefinednessAssociativity
+            | Check::NaryFold
+            | Check::Transitivity => 3,
+            _ => 2,
+        }
+    }
+
+    /// The checks making up each law, for a lattice (with `partial`) or a table.
+    pub fn for_input(kind: InputKind, partial: bool) -> Vec<Check> {
+        let mut v = match kind {
+            InputKind::Lattice if partial => vec![Check::Uniqueness],
+            InputKind::Lattice => vec![Check::Uniqueness, Check::Existence],
+            InputKind::Table => vec![],
+        };
+        v.extend([
+            Check::Commutativity,
+            Check::Idempotence,
+            Check::Associativity,
+            Check::DefinednessAssociativity,
+            Check::NaryFold,
+        ]);
+        if kind == InputKind::Table {
+            v.extend([Check::Antisymmetry, Check::Transitivity, Check::NotLeast]);
+        }
+        v
+    }
+}
+
+/// What `describe` needs: the table, and for a lattice its ambiguous joins.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub table: &'a Table,
+    pub joins: Option<&'a JoinTable>,
+}
+
+type Described = (Option<usize>, Option<usize>, String);
+
+/// Re-evaluates `check` at `idx` on the table: `Some((left, right, explanation))` when it is a
+/// violation, `None` when it is not. Every witness, from either engine, goes through here.
+pub fn describe(check: Check, ctx: Ctx, idx: &[usize]) -> Option<Described> {
+    let t = ctx.table;
+    let n = t.n();
+    if idx.len() != check.arity() || idx.iter().any(|&i| i >= n) {
+        return None;
+    }
+    let show = |x: Option<usize>| x.map_or("undefined".to_string(), |v| t.name(v).to_string());
+    let le = |a: usize, b: usize| t.get(a, b) == Some(b);
+    match check {
+        Check::Uniqueness | Check::Existence => {
+            let (a, b) = (idx[0], idx[1]);
+            if a >= b {
+                return None;
+            }
+            let joins = ctx.joins?;
+            match (check, joins.get(a, b)) {
+                (Check::Uniqueness, Join::Ambiguous(c)) => {
+                    let names: Vec<&str> = c.iter().map(|&x| t.name(x)).collect();
+                    Some((
+                        Some(c[0]),
+                        c.get(1).copied(),
+                        format!(
+                            "{} ∨ {} is ambiguous: its minimal upper bounds {} are incomparable",
+                            t.name(a),
+                            t.name(b),
+                            names.join(", ")
+                        ),
+                    ))
+                }
+                (Check::Existence, Join::NoUpperBound) => Some((
+                    None,
+                    None,
+                    format!("{} and {} have no common upper bound", t.name(a), t.name(b)),
+                )),
+                _ => None,
+            }
+        }
+        Check::Commutativity => {
+            let (a, b) = (idx[0], idx[1]);
+            let (l, r) = (t.get(a, b), t.get(b, a));
+            (a < b && l != r).then(|| {
+                (
+                    l,
+                    r,
+                    format!(
+                        "{a} ∨ {b} = {}, but {b} ∨ {a} = {}",
+                        show(l),
+                        show(r),
+                        a = t.name(a),
+                        b = t.name(b)
+                    ),
+                )
+            })
+        }
+        Check::Idempotence => {
+            let a = idx[0];
+            let l = t.get(a, a);
+            (l != Some(a)).then(|| {
+                (
+                    l,
+                    Some(a),
+                    format!("{a} ∨ {a} = {}, not {a}", show(l), a = t.name(a)),
+                )
+            })
+        }
+        Check::Associativity | Check::DefinednessAssociativity => {
+            let (a, b, c) = (idx[0], idx[1], idx[2]);
+            let l = t.get(a, b).and_then(|x| t.get(x, c));
+            let r = t.get(b, c).and_then(|y| t.get(a, y));
+            let hit = match check {
+                Check::Associativity => l.is_some() && r.is_some() && l != r,
+                _ => l.is_some() != r.is_some(),
+            };
+            hit.then(|| {
+                (
+                    l,
+                    r,
+                    format!("{}, but {}", left_side(t, a, b, c), right_side(t, a, b, c)),
+                )
+            })
+        }
+        Check::NaryFold => {
+            let (a, b, c) = (idx[0], idx[1], idx[2]);
+            if !(a <= b && b <= c) {
+                return None;
+            }
+            let perms = [
+                [a, b, c],
+                [a, c, b],
+                [b, a, c],
+                [b, c, a],
+                [c, a, b],
+                [c, b, a],
+            ];
+            let fold = |p: [usize; 3]| t.get(p[0], p[1]).and_then(|x| t.get(x, p[2]));
+            let first = fold(perms[0]);
+            let other = *perms[1..].iter().find(|&&p| fold(p) != first)?;
+            let names = |p: [usize; 3]| p.iter().map(|&i| t.name(i)).collect::<Vec<_>>().join(", ");
+            Some((
+                first,
+                fold(other),
+                format!(
+                    "result_type depends on operand order: the left fold over ({}) is {}, over ({}) it is {}",
+                    names(perms[0]),
+                    show(first),
+                    names(other),
+                    show(fold(other))
+                ),
+            ))
+        }
+        Check::Antisymmetry => {
+            let (a, b) = (idx[0], idx[1]);
+            (a < b && le(a, b) && le(b, a)).then(|| {
+                (
+                    Some(b),
+                    Some(a),
+                    format!(
+                        "not antisymmetric: {a} ∨ {b} = {b} and {b} ∨ {a} = {a}",
+                        a = t.name(a),
+                        b = t.name(b)
+                    ),
+                )
+            })
+        }
+        Check::Transitivity => {
+            let (a, b, c) = (idx[0], idx[1], idx[2]);
+            (le(a, b) && le(b, c) && !le(a, c)).then(|| {
+                (
+                    t.get(a, c),
+                    Some(c),
+                    format!(
+                        "not transitive: {a} ≤ {b} and {b} ≤ {c}, but {a} ∨ {c} = {}",
+                        show(t.get(a, c)),
+                        a = t.name(a),
+                        b = t.name(b),
+                        c = t.name(c)
+                    ),
+                )
+            })
+        }
+        Check::NotLeast => {
+            let (a, b) = (idx[0], idx[1]);
+            let common: Vec<usize> = (0..n).filter(|&x| le(a, x) && le(b, x)).collect();
+            let is_least = |m: usize| le(a, m) && le(b, m) && common.iter().all(|&x| le(m, x));
+            let least = common.iter().copied().find(|&m| is_least(m));
+            let cell = t.get(a, b);
+            let ok = match cell {
+                Some(m) => is_least(m),
+                None => common.is_empty(),
+            };
+            if ok {
+                return None;
+            }
+            let what = match least {
+                Some(l) => format!(
+                    "the least upper bound of the induced order is {}",
+                    t.name(l)
+                ),
+                None if !common.is_empty() => {
+                    "their upper bounds in the induced order have no least element".into()
+                }
+                None => "they have no upper bound in the induced order".into(),
+            };
+            Some((
+                cell,
+                least,
+                format!("{} ∨ {} = {}, but {what}", t.name(a), t.name(b), show(cell)),
+            ))
+        }
+    }
+}
+
 /// Checks a lattice's laws from its join table.
 pub fn check_lattice(
     path: &str,
@@ -163,61 +427,46 @@ pub fn check_lattice(
 ) -> Report {
     let t = &joins.table;
     let n = t.n();
+    let ctx = Ctx {
+        table: t,
+        joins: Some(joins),
+    };
     let mut laws = vec![LawResult {
         law: Law::Acyclic,
         status: Status::Holds,
         count: 0,
+        exact: true,
         witnesses: vec![],
         note: "no cycle in the promotion graph".into(),
     }];
 
-    let mut uniq = Collector::new(Law::Uniqueness, opts);
-    for (&(a, b), cands) in &joins.ambiguous {
-        uniq.push([a, b, 0], 2, || {
-            let names: Vec<&str> = cands.iter().map(|&c| t.name(c)).collect();
-            (
-                Some(cands[0]),
-                cands.get(1).copied(),
-                format!(
-                    "{} ∨ {} is ambiguous: its minimal upper bounds {} are incomparable",
-                    t.name(a),
-                    t.name(b),
-                    names.join(", ")
-                ),
-            )
-        });
+    let mut uniq = Collector::new(Check::Uniqueness, opts);
+    for &(a, b) in joins.ambiguous.keys() {
+        uniq.push(&[a, b]);
     }
-    laws.push(uniq.finish(t, "every pair with an upper bound has a least one"));
+    laws.push(uniq.finish(ctx, "every pair with an upper bound has a least one"));
 
-    let mut missing = 0u64;
-    let mut exist = Collector::new(Law::Existence, opts);
+    let mut exist = Collector::new(Check::Existence, opts);
     for a in 0..n {
         for b in a + 1..n {
             if joins.get(a, b) == Join::NoUpperBound {
-                missing += 1;
-                if !lattice.partial() {
-                    exist.push([a, b, 0], 2, || {
-                        (
-                            None,
-                            None,
-                            format!("{} and {} have no common upper bound", t.name(a), t.name(b)),
-                        )
-                    });
-                }
+                exist.push(&[a, b]);
             }
         }
     }
+    let missing = exist.count;
     let total = (n * n.saturating_sub(1) / 2) as u64;
     if lattice.partial() && missing > 0 {
         laws.push(LawResult {
             law: Law::Existence,
             status: Status::Partial,
             count: missing,
+            exact: true,
             witnesses: vec![],
             note: format!("{missing} of {total} pairs have no join (declared `partial = true`)"),
         });
     } else {
-        let mut r = exist.finish(t, "every pair has a join");
+        let mut r = exist.finish(ctx, "every pair has a join");
         if r.status == Status::Violated {
             r.note = "set `partial = true` if these errors are intended, or add edges".into();
         }
@@ -225,7 +474,7 @@ pub fn check_lattice(
     }
 
     let structural = joins.ambiguous.is_empty();
-    laws.extend(table_laws(t, structural, opts));
+    laws.extend(table_laws(ctx, structural, opts));
     Report {
         path: path.to_string(),
         name: name.to_string(),
@@ -240,15 +489,18 @@ pub fn check_lattice(
 /// Checks an observed table's laws, including whether it is the join of the order it induces.
 pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Report {
     let n = t.n();
+    let ctx = Ctx {
+        table: t,
+        joins: None,
+    };
     let order = induced_order(t, opts);
     let structural = order.law.status == Status::Holds;
-    let mut laws = Vec::new();
     let undefined = (0..n)
         .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
         .filter(|&(a, b)| t.get(a, b).is_none() && t.get(b, a).is_none())
         .count() as u64;
     let total = (n * n.saturating_sub(1) / 2) as u64;
-    laws.push(LawResult {
+    let mut laws = vec![LawResult {
         law: Law::Existence,
         status: if undefined > 0 {
             Status::Partial
@@ -256,16 +508,16 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
             Status::Holds
         },
         count: undefined,
+        exact: true,
         witnesses: vec![],
         note: if undefined > 0 {
             format!("{undefined} of {total} pairs raise in the library")
         } else {
             "every pair has a result".into()
         },
-    });
-    let mut rest = table_laws(t, structural, opts);
-    rest.push(order.law);
-    laws.extend(rest);
+    }];
+    laws.extend(table_laws(ctx, structural, opts));
+    laws.push(order.law);
     Report {
         path: path.to_string(),
         name: name.to_string(),
@@ -280,45 +532,25 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
 /// Commutativity and idempotence (always exhaustive), then associativity,
 /// definedness-associativity and the n-ary fold: proved when `structural` (and the first two
 /// hold), brute force otherwise.
-fn table_laws(t: &Table, structural: bool, opts: CheckOptions) -> Vec<LawResult> {
+fn table_laws(ctx: Ctx, structural: bool, opts: CheckOptions) -> Vec<LawResult> {
+    let t = ctx.table;
     let n = t.n();
-    let show = |x: Option<usize>| x.map_or("undefined".to_string(), |v| t.name(v).to_string());
-    let mut comm = Collector::new(Law::Commutativity, opts);
+    let mut comm = Collector::new(Check::Commutativity, opts);
     for a in 0..n {
         for b in a + 1..n {
-            let (l, r) = (t.get(a, b), t.get(b, a));
-            if l != r {
-                comm.push([a, b, 0], 2, || {
-                    (
-                        l,
-                        r,
-                        format!(
-                            "{a} ∨ {b} = {}, but {b} ∨ {a} = {}",
-                            show(l),
-                            show(r),
-                            a = t.name(a),
-                            b = t.name(b)
-                        ),
-                    )
-                });
+            if t.get(a, b) != t.get(b, a) {
+                comm.push(&[a, b]);
             }
         }
     }
-    let mut idem = Collector::new(Law::Idempotence, opts);
+    let mut idem = Collector::new(Check::Idempotence, opts);
     for a in 0..n {
-        let l = t.get(a, a);
-        if l != Some(a) {
-            idem.push([a, 0, 0], 1, || {
-                (
-                    l,
-                    Some(a),
-                    format!("{a} ∨ {a} = {}, not {a}", show(l), a = t.name(a)),
-                )
-            });
+        if t.get(a, a) != Some(a) {
+            idem.push(&[a]);
         }
     }
-    let comm = comm.finish(t, "a ∨ b = b ∨ a for every pair");
-    let idem = idem.finish(t, "a ∨ a = a for every dtype");
+    let comm = comm.finish(ctx, "a ∨ b = b ∨ a for every pair");
+    let idem = idem.finish(ctx, "a ∨ a = a for every dtype");
     let mut out = vec![comm, idem];
     if structural && out.iter().all(|l| l.status == Status::Holds) {
         let why = "proved: the table is the join of a partial order (docs/math.md)";
@@ -331,87 +563,68 @@ fn table_laws(t: &Table, structural: bool, opts: CheckOptions) -> Vec<LawResult>
                 law,
                 status: Status::Proved,
                 count: 0,
+                exact: true,
                 witnesses: vec![],
                 note: why.into(),
             });
         }
     } else {
-        out.extend(brute_force(t, opts));
+        out.extend(brute_force_ctx(ctx, opts));
     }
     out
 }
 
 /// Associativity, definedness-associativity and the n-ary fold over all n³ triples.
 pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
+    brute_force_ctx(
+        Ctx {
+            table: t,
+            joins: None,
+        },
+        opts,
+    )
+}
+
+fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
+    let t = ctx.table;
     let n = t.n();
-    let mut assoc = Collector::new(Law::Associativity, opts);
-    let mut defn = Collector::new(Law::DefinednessAssociativity, opts);
+    let mut assoc = Collector::new(Check::Associativity, opts);
+    let mut defn = Collector::new(Check::DefinednessAssociativity, opts);
     for a in 0..n {
         for b in 0..n {
             let ab = t.get(a, b);
             for c in 0..n {
-                let bc = t.get(b, c);
                 let l = ab.and_then(|x| t.get(x, c));
-                let r = bc.and_then(|y| t.get(a, y));
-                if l == r {
-                    continue;
+                let r = t.get(b, c).and_then(|y| t.get(a, y));
+                if l != r {
+                    if l.is_some() && r.is_some() {
+                        assoc.push(&[a, b, c]);
+                    } else {
+                        defn.push(&[a, b, c]);
+                    }
                 }
-                let collector = if l.is_some() && r.is_some() {
-                    &mut assoc
-                } else {
-                    &mut defn
-                };
-                collector.push([a, b, c], 3, || {
-                    (
-                        l,
-                        r,
-                        format!("{}, but {}", left_side(t, a, b, c), right_side(t, a, b, c)),
-                    )
-                });
             }
         }
     }
-    let mut nary = Collector::new(Law::NaryFold, opts);
+    let mut nary = Collector::new(Check::NaryFold, opts);
     for a in 0..n {
         for b in a..n {
             for c in b..n {
-                let perms = [
-                    [a, b, c],
-                    [a, c, b],
-                    [b, a, c],
-                    [b, c, a],
-                    [c, a, b],
-                    [c, b, a],
-                ];
                 let fold = |p: [usize; 3]| t.get(p[0], p[1]).and_then(|x| t.get(x, p[2]));
-                let first = fold(perms[0]);
-                if let Some(other) = perms[1..].iter().find(|&&p| fold(p) != first) {
-                    let other = *other;
-                    nary.push([a, b, c], 3, || {
-                        let s = |x: Option<usize>| x.map_or("undefined".into(), |v| t.name(v).to_string());
-                        let names = |p: [usize; 3]| {
-                            p.iter().map(|&i| t.name(i)).collect::<Vec<_>>().join(", ")
-                        };
-                        (
-                            first,
-                            fold(other),
-                            format!(
-                                "result_type depends on operand order: the left fold over ({}) is {}, over ({}) it is {}",
-                                names(perms[0]),
-                                s(first),
-                                names(other),
-                                s(fold(other))
-                            ),
-                        )
-                    });
+                let first = fold([a, b, c]);
+                if [[a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]]
+                    .iter()
+                    .any(|&p| fold(p) != first)
+                {
+                    nary.push(&[a, b, c]);
                 }
             }
         }
     }
     [
-        assoc.finish(t, "(a ∨ b) ∨ c = a ∨ (b ∨ c) wherever both are defined"),
-        defn.finish(t, "(a ∨ b) ∨ c is defined exactly when a ∨ (b ∨ c) is"),
-        nary.finish(t, "every order of operands folds to the same result"),
+        assoc.finish(ctx, "(a ∨ b) ∨ c = a ∨ (b ∨ c) wherever both are defined"),
+        defn.finish(ctx, "(a ∨ b) ∨ c is defined exactly when a ∨ (b ∨ c) is"),
+        nary.finish(ctx, "every order of operands folds to the same result"),
     ]
 }
 
@@ -456,6 +669,10 @@ struct InducedOrder {
 /// path's precondition.
 fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
     let n = t.n();
+    let ctx = Ctx {
+        table: t,
+        joins: None,
+    };
     let mut le = BitMatrix::new(n);
     for a in 0..n {
         for b in 0..n {
@@ -464,92 +681,51 @@ fn induced_order(t: &Table, opts: CheckOptions) -> InducedOrder {
             }
         }
     }
-    let mut col = Collector::new(Law::InducedOrder, opts);
+    let mut col = Collector::new(Check::Antisymmetry, opts);
     let mut counts = InducedCounts::default();
-    // Antisymmetry.
     for a in 0..n {
         for b in a + 1..n {
             if le.get(a, b) && le.get(b, a) {
                 counts.antisymmetry += 1;
-                col.push([a, b, 0], 2, || {
-                    (
-                        Some(b),
-                        Some(a),
-                        format!(
-                            "not antisymmetric: {a} ∨ {b} = {b} and {b} ∨ {a} = {a}",
-                            a = t.name(a),
-                            b = t.name(b)
-                        ),
-                    )
-                });
+                col.push_as(Check::Antisymmetry, &[a, b]);
             }
         }
     }
-    // Transitivity: a ≤ b and b ≤ c imply a ≤ c.
     for a in 0..n {
         for b in ones(le.row(a)).collect::<Vec<_>>() {
-            if b == a || subset(le.row(b), le.row(a)) {
+            if subset(le.row(b), le.row(a)) {
                 continue;
             }
             for c in ones(le.row(b)) {
                 if !le.get(a, c) {
                     counts.transitivity += 1;
-                    col.push([a, b, c], 3, || {
-                        let ac = t
-                            .get(a, c)
-                            .map_or("undefined".into(), |x| t.name(x).to_string());
-                        (
-                            t.get(a, c),
-                            Some(c),
-                            format!(
-                                "not transitive: {a} ≤ {b} and {b} ≤ {c}, but {a} ∨ {c} = {ac}",
-                                a = t.name(a),
-                                b = t.name(b),
-                                c = t.name(c)
-                            ),
-                        )
-                    });
+                    col.push_as(Check::Transitivity, &[a, b, c]);
                 }
             }
         }
     }
-    // The table is the least upper bound of the induced order, undefined only without bounds.
     for a in 0..n {
         for b in 0..n {
             let (ra, rb) = (le.row(a), le.row(b));
-            let lub = first_least(&le, ra, rb);
-            let cell = t.get(a, b);
             let bounded = first_common(ra, rb).is_some();
-            if cell != lub || (cell.is_none() && bounded) {
-                if cell != lub {
+            // A cell is right when it is a least common upper bound, or undefined with none.
+            let ok = match t.get(a, b) {
+                Some(m) => le.get(a, m) && le.get(b, m) && meet_subset(ra, rb, le.row(m)),
+                None => !bounded,
+            };
+            if !ok {
+                let has_least = bounded && least_exists(&le, ra, rb);
+                if t.get(a, b).is_some() || has_least {
                     counts.not_least += 1;
                 } else {
                     counts.undefined_but_bounded += 1;
                 }
-                col.push([a, b, 0], 2, || {
-                    let s =
-                        |x: Option<usize>| x.map_or("undefined".into(), |v| t.name(v).to_string());
-                    let what = match lub {
-                        Some(l) => format!(
-                            "the least upper bound of the induced order is {}",
-                            t.name(l)
-                        ),
-                        None if bounded => {
-                            "their upper bounds in the induced order have no least element".into()
-                        }
-                        None => "they have no upper bound in the induced order".into(),
-                    };
-                    (
-                        cell,
-                        lub,
-                        format!("{} ∨ {} = {}, but {what}", t.name(a), t.name(b), s(cell)),
-                    )
-                });
+                col.push_as(Check::NotLeast, &[a, b]);
             }
         }
     }
     let mut law = col.finish(
-        t,
+        ctx,
         "the table is exactly the join of the order a ≤ b ⇔ a ∨ b = b",
     );
     if law.status == Status::Violated {
@@ -597,87 +773,79 @@ pub fn induced_counts(t: &Table) -> InducedCounts {
     induced_order(t, CheckOptions { max_witnesses: 0 }).counts
 }
 
-/// The least element of `up(a) ∩ up(b)` under `le` (rows are upper sets), by scanning members.
-fn first_least(le: &BitMatrix, ra: &[u64], rb: &[u64]) -> Option<usize> {
+/// Whether `up(a) ∩ up(b)` has a least element under `le` (rows are upper sets).
+fn least_exists(le: &BitMatrix, ra: &[u64], rb: &[u64]) -> bool {
     let common: Vec<u64> = ra.iter().zip(rb).map(|(x, y)| x & y).collect();
-    ones(&common).find(|&m| meet_subset(ra, rb, le.row(m)))
+    ones(&common).any(|m| meet_subset(ra, rb, le.row(m)))
 }
 
-/// Counts violations and keeps the first `max` witnesses, then ranks them simplest first.
-struct Collector {
-    law: Law,
+/// Counts violations and keeps the first `max` witnesses (as indices), then ranks them
+/// simplest first and explains each through [`describe`].
+pub(crate) struct Collector {
+    check: Check,
     max: usize,
-    count: u64,
-    raw: Vec<RawWitness>,
-}
-
-/// A witness before ranking: up to three dtype indices, both sides, and the explanation.
-struct RawWitness {
-    idx: [usize; 3],
-    len: usize,
-    left: Option<usize>,
-    right: Option<usize>,
-    detail: String,
+    pub(crate) count: u64,
+    raw: Vec<(Check, [usize; 3], usize)>,
 }
 
 impl Collector {
-    fn new(law: Law, opts: CheckOptions) -> Collector {
+    pub(crate) fn new(check: Check, opts: CheckOptions) -> Collector {
         Collector {
-            law,
+            check,
             max: opts.max_witnesses,
             count: 0,
             raw: Vec::new(),
         }
     }
 
-    fn push(
-        &mut self,
-        idx: [usize; 3],
-        len: usize,
-        describe: impl FnOnce() -> (Option<usize>, Option<usize>, String),
-    ) {
+    pub(crate) fn push(&mut self, idx: &[usize]) {
+        self.push_as(self.check, idx);
+    }
+
+    /// For laws made of several checks: record a witness of one of them.
+    pub(crate) fn push_as(&mut self, check: Check, idx: &[usize]) {
         self.count += 1;
         if self.raw.len() < self.max {
-            let (left, right, detail) = describe();
-            self.raw.push(RawWitness {
-                idx,
-                len,
-                left,
-                right,
-                detail,
-            });
+            let mut a = [0; 3];
+            a[..idx.len()].copy_from_slice(idx);
+            self.raw.push((check, a, idx.len()));
         }
     }
 
-    fn finish(mut self, t: &Table, holds_note: &str) -> LawResult {
+    pub(crate) fn finish(mut self, ctx: Ctx, holds_note: &str) -> LawResult {
+        let t = ctx.table;
         let key = |idx: &[usize]| {
             let rarity: u32 = idx.iter().map(|&i| dtype::rarity(t.name(i))).sum();
             let bits: u32 = idx.iter().map(|&i| dtype::rank_bits(t.name(i))).sum();
             (rarity, bits, idx.to_vec())
         };
-        self.raw.sort_by_cached_key(|w| key(&w.idx[..w.len]));
+        self.raw
+            .sort_by_cached_key(|(_, idx, len)| key(&idx[..*len]));
+        let law = self.check.law();
         let witnesses = self
             .raw
             .into_iter()
-            .map(|w| Violation {
-                law: self.law,
-                dtypes: w.idx[..w.len]
-                    .iter()
-                    .map(|&i| t.name(i).to_string())
-                    .collect(),
-                left: w.left.map(|v| t.name(v).to_string()),
-                right: w.right.map(|v| t.name(v).to_string()),
-                detail: w.detail,
+            .map(|(check, idx, len)| {
+                let (left, right, detail) = describe(check, ctx, &idx[..len])
+                    .expect("a recorded witness violates its check");
+                Violation {
+                    law,
+                    dtypes: idx[..len].iter().map(|&i| t.name(i).to_string()).collect(),
+                    left: left.map(|v| t.name(v).to_string()),
+                    right: right.map(|v| t.name(v).to_string()),
+                    detail,
+                }
             })
             .collect();
         LawResult {
-            law: self.law,
+            law,
             status: if self.count == 0 {
                 Status::Holds
             } else {
                 Status::Violated
             },
             count: self.count,
+            exact: true,
             witnesses,
             note: if self.count == 0 {
                 holds_note.to_string()

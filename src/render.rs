@@ -59,6 +59,13 @@ impl Style {
 fn headline(l: &crate::laws::LawResult) -> String {
     use crate::Law::*;
     let n = l.count;
+    let plural = |n: u64, word: &str| {
+        if l.exact {
+            plural(n, word)
+        } else {
+            format!("at least {}", plural(n, word))
+        }
+    };
     match l.law {
         Acyclic => "the promotion graph has a cycle".into(),
         Uniqueness => format!("{} with no unique least upper bound", plural(n, "pair")),
@@ -131,6 +138,7 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
                 Status::Proved => (s.ok, "proved"),
                 Status::Partial => (s.dim, "partial"),
                 Status::Violated => (s.bad, "violated"),
+                Status::Unknown => (s.bad, "unknown"),
             };
             let note = if l.status == Status::Violated {
                 headline(l)
