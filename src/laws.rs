@@ -127,6 +127,8 @@ pub struct Report {
     /// Unordered pairs `{a, b}`, `a ≠ b`, without a join.
     pub undefined_pairs: u64,
     pub laws: Vec<LawResult>,
+    /// Which verifiers produced (and agree on) this report: `exhaustive`, `z3`.
+    pub engines: Vec<&'static str>,
 }
 
 impl Report {
@@ -483,6 +485,7 @@ pub fn check_lattice(
         edges: Some(lattice.edge_count()),
         undefined_pairs: missing + joins.ambiguous.len() as u64,
         laws,
+        engines: vec!["exhaustive"],
     }
 }
 
@@ -526,6 +529,7 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
         edges: None,
         undefined_pairs: undefined,
         laws,
+        engines: vec!["exhaustive"],
     }
 }
 
@@ -779,6 +783,15 @@ fn least_exists(le: &BitMatrix, ra: &[u64], rb: &[u64]) -> bool {
     ones(&common).any(|m| meet_subset(ra, rb, le.row(m)))
 }
 
+/// The ranking key of a witness, simplest first: familiar dtypes (IEEE floats, byte-multiple
+/// integers) before bfloat16 and weak types before sub-byte and small floats; then narrow
+/// before wide; then table order. Both engines rank with it.
+pub fn simplicity(t: &Table, idx: &[usize]) -> (u32, u32, Vec<usize>) {
+    let rarity: u32 = idx.iter().map(|&i| dtype::rarity(t.name(i))).sum();
+    let bits: u32 = idx.iter().map(|&i| dtype::rank_bits(t.name(i))).sum();
+    (rarity, bits, idx.to_vec())
+}
+
 /// Counts violations and keeps the first `max` witnesses (as indices), then ranks them
 /// simplest first and explains each through [`describe`].
 pub(crate) struct Collector {
@@ -814,13 +827,8 @@ impl Collector {
 
     pub(crate) fn finish(mut self, ctx: Ctx, holds_note: &str) -> LawResult {
         let t = ctx.table;
-        let key = |idx: &[usize]| {
-            let rarity: u32 = idx.iter().map(|&i| dtype::rarity(t.name(i))).sum();
-            let bits: u32 = idx.iter().map(|&i| dtype::rank_bits(t.name(i))).sum();
-            (rarity, bits, idx.to_vec())
-        };
         self.raw
-            .sort_by_cached_key(|(_, idx, len)| key(&idx[..*len]));
+            .sort_by_cached_key(|(_, idx, len)| simplicity(t, &idx[..*len]));
         let law = self.check.law();
         let witnesses = self
             .raw

@@ -13,6 +13,7 @@ pub mod lattice;
 pub mod laws;
 pub mod observed;
 pub mod render;
+pub mod smt;
 pub mod spec;
 pub mod synth;
 pub mod table;

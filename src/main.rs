@@ -50,6 +50,27 @@ enum Cmd {
         /// Show every law's status, not only violations.
         #[arg(short, long)]
         verbose: bool,
+        /// Which verifier decides: the exhaustive checker, z3, or both (cross-checked).
+        #[arg(long, value_enum, default_value_t = Engine::default())]
+        engine: Engine,
+        /// z3's time limit per query, in milliseconds; a timeout is reported as unknown.
+        #[arg(long, default_value_t = 10_000)]
+        timeout: u32,
+    },
+    /// Write SMT-LIB proof obligations of a policy or table (`--out DIR`), or re-run every
+    /// obligation under a directory with z3 and compare with its expected answer (`--check DIR`).
+    Prove {
+        #[arg(required_unless_present = "check")]
+        file: Option<PathBuf>,
+        /// Directory for the obligations, one `.smt2` file per law.
+        #[arg(long, required_unless_present = "check", conflicts_with = "check")]
+        out: Option<PathBuf>,
+        /// Re-check every `.smt2` under this directory in-process.
+        #[arg(long)]
+        check: Option<PathBuf>,
+        /// z3's time limit per obligation, in milliseconds.
+        #[arg(long, default_value_t = 60_000)]
+        timeout: u32,
     },
     /// Print the join table of a policy or observed table.
     Table {
@@ -67,6 +88,23 @@ enum Cmd {
         #[arg(num_args = 2..=3, required = true)]
         dtypes: Vec<String>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    Exhaustive,
+    Z3,
+    Both,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        if cfg!(feature = "z3") {
+            Engine::Both
+        } else {
+            Engine::Exhaustive
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -106,6 +144,8 @@ fn main() -> ExitCode {
             all_witnesses,
             witnesses,
             verbose,
+            engine,
+            timeout,
         } => check(
             &paths,
             format,
@@ -114,8 +154,26 @@ fn main() -> ExitCode {
                 verbose,
                 color,
             },
+            engine,
+            timeout,
             err_color,
         ),
+        Cmd::Prove {
+            file,
+            out,
+            check,
+            timeout,
+        } => match (file, out, check) {
+            (Some(file), Some(out), None) => prove(&file, &out),
+            (None, None, Some(dir)) => prove_check(&dir, timeout),
+            _ => Err(LoadError::one(
+                Diagnostic::file(
+                    "typejoin",
+                    "use `prove FILE --out DIR` or `prove --check DIR`",
+                )
+                .with_help("see `typejoin prove --help`"),
+            )),
+        },
         Cmd::Table {
             file,
             format,
@@ -185,28 +243,17 @@ fn check(
     paths: &[PathBuf],
     format: CheckFormat,
     o: ReportOptions,
+    engine: Engine,
+    timeout: u32,
     err_color: bool,
 ) -> Result<u8, LoadError> {
-    let files = expand(paths)?;
-    let mut reports = Vec::new();
-    let mut failed: Vec<LoadError> = Vec::new();
-    let opts = CheckOptions::default();
-    let mut stdout = anstream::AutoStream::never(std::io::stdout().lock());
-    for f in &files {
-        match load(f) {
-            Ok(input) => {
-                let report = input.check(opts);
-                if let CheckFormat::Human = format {
-                    let _ = write!(stdout, "{}", render::human(&report, o));
-                }
-                reports.push(report);
-            }
-            Err(e) => {
-                eprint!("{}", e.render(err_color));
-                failed.push(e);
-            }
-        }
+    if engine != Engine::Exhaustive && !cfg!(feature = "z3") {
+        return Err(LoadError::one(
+            Diagnostic::file("typejoin", "this typejoin was built without z3")
+                .with_help("use `--engine exhaustive`, or rebuild with the default `z3` feature"),
+        ));
     }
+    let files = expand(paths)?;
     if files.is_empty() {
         return Err(LoadError::one(
             Diagnostic::file(&paths[0].to_string_lossy(), "no .toml or .json files found")
@@ -214,6 +261,32 @@ fn check(
                     "point `check` at policy files, observed tables, or directories holding them",
                 ),
         ));
+    }
+    let mut reports = Vec::new();
+    let mut failed: Vec<LoadError> = Vec::new();
+    let mut internal = false;
+    let mut stdout = anstream::AutoStream::never(std::io::stdout().lock());
+    for f in &files {
+        let input = match load(f) {
+            Ok(input) => input,
+            Err(e) => {
+                eprint!("{}", e.render(err_color));
+                failed.push(e);
+                continue;
+            }
+        };
+        let report = match verify(&input, engine, o, timeout) {
+            Ok(r) => r,
+            Err(message) => {
+                eprintln!("{message}");
+                internal = true;
+                continue;
+            }
+        };
+        if let CheckFormat::Human = format {
+            let _ = write!(stdout, "{}", render::human(&report, o));
+        }
+        reports.push(report);
     }
     if let CheckFormat::Json = format {
         let mut doc: serde_json::Value =
@@ -234,13 +307,225 @@ fn check(
         );
     }
     let _ = stdout.flush();
-    Ok(if !failed.is_empty() {
+    let violated = reports.iter().any(|r| r.violated().next().is_some());
+    let undecided = reports.iter().any(|r| !r.ok());
+    Ok(if !failed.is_empty() || internal {
         2
-    } else if reports.iter().all(|r| r.ok()) {
-        0
-    } else {
+    } else if violated {
         1
+    } else if undecided {
+        2
+    } else {
+        0
     })
+}
+
+/// The report of one input by the chosen engine(s); `Err` is an internal disagreement.
+#[cfg(feature = "z3")]
+fn verify(
+    input: &Input,
+    engine: Engine,
+    o: ReportOptions,
+    timeout: u32,
+) -> Result<typejoin::Report, String> {
+    use typejoin::smt::solve::{self, Z3Options};
+    let all = o.witnesses == usize::MAX;
+    match engine {
+        Engine::Exhaustive => Ok(input.check(CheckOptions::default())),
+        Engine::Z3 => {
+            let z3o = Z3Options {
+                timeout_ms: timeout,
+                // One more than shown, so a count that fits is known to be exact.
+                limit: if all {
+                    usize::MAX
+                } else {
+                    o.witnesses.max(1).saturating_add(1)
+                },
+            };
+            Ok(solve::report(
+                input,
+                &solve::verify(input, z3o),
+                o.witnesses,
+            ))
+        }
+        Engine::Both => {
+            let mut report = input.check(CheckOptions::default());
+            let z3o = Z3Options {
+                timeout_ms: timeout,
+                limit: if all { usize::MAX } else { 1 },
+            };
+            let verdicts = solve::verify(input, z3o);
+            solve::cross_check(input, &report, &verdicts).map_err(|d| d.to_string())?;
+            report.engines.push("z3");
+            for (check, v) in &verdicts {
+                if let solve::Verdict::Unknown(reason) = v {
+                    eprintln!(
+                        "warning: z3 could not decide `{}` for {} ({reason}); the exhaustive verdict stands. Raise --timeout to cross-check it.",
+                        check.law().key(),
+                        input.path()
+                    );
+                }
+            }
+            Ok(report)
+        }
+    }
+}
+
+#[cfg(not(feature = "z3"))]
+fn verify(
+    input: &Input,
+    _engine: Engine,
+    _o: ReportOptions,
+    _timeout: u32,
+) -> Result<typejoin::Report, String> {
+    Ok(input.check(CheckOptions::default()))
+}
+
+/// Writes one SMT-LIB obligation per law into `out`, replacing the ones already there.
+fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
+    let input = load(file)?;
+    let shown = file.to_string_lossy().replace('\\', "/");
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| LoadError::one(Diagnostic::file(&shown, e.to_string())))?;
+    let command = format!(
+        "typejoin prove {shown} --out {}",
+        out.to_string_lossy().replace('\\', "/")
+    );
+    let prov = typejoin::smt::Provenance {
+        path: &shown,
+        text: &text,
+        command: &command,
+    };
+    let obligations = typejoin::smt::obligations(&input, &prov);
+    let io = |e: std::io::Error| {
+        LoadError::one(Diagnostic::file(
+            &out.to_string_lossy(),
+            format!("cannot write: {e}"),
+        ))
+    };
+    std::fs::create_dir_all(out).map_err(io)?;
+    let keep: Vec<String> = obligations
+        .iter()
+        .map(|ob| format!("{}.smt2", ob.stem))
+        .collect();
+    for ob in &obligations {
+        write_atomic(&out.join(format!("{}.smt2", ob.stem)), &ob.text)?;
+        println!(
+            "{}/{}.smt2: {} (expect {})",
+            out.to_string_lossy(),
+            ob.stem,
+            ob.check.statement(),
+            if ob.expect_unsat { "unsat" } else { "sat" }
+        );
+    }
+    for entry in std::fs::read_dir(out).map_err(io)? {
+        let p = entry.map_err(io)?.path();
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".smt2") && !keep.contains(&name) {
+            std::fs::remove_file(&p).map_err(io)?;
+        }
+    }
+    Ok(0)
+}
+
+/// Every `.smt2` file under `dir`, sorted.
+fn smt2_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        entries.sort();
+        for e in entries {
+            if e.is_dir() {
+                walk(&e, out)?;
+            } else if e.extension().is_some_and(|x| x == "smt2") {
+                out.push(e);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files).map_err(|e| {
+        LoadError::one(Diagnostic::file(
+            &dir.to_string_lossy(),
+            format!("cannot read: {e}"),
+        ))
+    })?;
+    if files.is_empty() {
+        return Err(LoadError::one(Diagnostic::file(
+            &dir.to_string_lossy(),
+            "no .smt2 files found",
+        )));
+    }
+    Ok(files)
+}
+
+/// Re-runs every obligation under `dir` with z3 in-process and compares with `; expect:`.
+#[cfg(feature = "z3")]
+fn prove_check(dir: &Path, timeout: u32) -> Result<u8, LoadError> {
+    use typejoin::smt::{expected, solve};
+    let files = smt2_files(dir)?;
+    let (mut bad, mut unknown) = (0, 0);
+    for f in &files {
+        let shown = f.to_string_lossy();
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| LoadError::one(Diagnostic::file(&shown, e.to_string())))?;
+        let Some(expect_unsat) = expected(&text) else {
+            return Err(LoadError::one(
+                Diagnostic::file(&shown, "no `; expect: sat|unsat` line in the header")
+                    .with_help("regenerate it with `typejoin prove FILE --out DIR`"),
+            ));
+        };
+        let opts = solve::Z3Options {
+            timeout_ms: timeout,
+            limit: 1,
+        };
+        let word = |u: bool| if u { "unsat" } else { "sat" };
+        match solve::solve(&text, &[], 4, opts) {
+            solve::Verdict::Unknown(r) => {
+                println!("? {shown}: unknown ({r})");
+                unknown += 1;
+            }
+            v => {
+                let got = v == solve::Verdict::Holds;
+                if got == expect_unsat {
+                    println!("✓ {shown}: {}", word(got));
+                } else {
+                    println!(
+                        "✗ {shown}: z3 says {}, the file expects {}",
+                        word(got),
+                        word(expect_unsat)
+                    );
+                    bad += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "{} obligations: {} as expected, {bad} not, {unknown} unknown",
+        files.len(),
+        files.len() - bad - unknown
+    );
+    Ok(if bad > 0 {
+        1
+    } else if unknown > 0 {
+        2
+    } else {
+        0
+    })
+}
+
+#[cfg(not(feature = "z3"))]
+fn prove_check(dir: &Path, _timeout: u32) -> Result<u8, LoadError> {
+    smt2_files(dir)?;
+    Err(LoadError::one(
+        Diagnostic::file("typejoin", "this typejoin was built without z3").with_help(
+            "rebuild with the default `z3` feature, or run the files with the `z3` binary",
+        ),
+    ))
 }
 
 fn table(file: &Path, format: TableFormat, output: Option<&Path>) -> Result<u8, LoadError> {

@@ -114,23 +114,53 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
         .map(|l| format!("; partial: {}", l.note))
         .unwrap_or_default();
     let violated: Vec<_> = r.violated().collect();
-    let mut out = if violated.is_empty() {
+    let engines = format!(" [{}]", r.engines.join(" + "));
+    let unknown: Vec<_> = r
+        .laws
+        .iter()
+        .filter(|l| l.status == Status::Unknown)
+        .collect();
+    let mut out = if violated.is_empty() && unknown.is_empty() {
         format!(
-            "{}✓{} {}{}{} — {kind} `{}`: {shape}; all laws hold{partial}\n",
-            s.ok, s.reset, s.bold, r.path, s.reset, r.name
+            "{}✓{} {}{}{} — {kind} `{}`: {shape}; all laws hold{partial}{}{engines}{}\n",
+            s.ok, s.reset, s.bold, r.path, s.reset, r.name, s.dim, s.reset
         )
-    } else {
+    } else if violated.is_empty() {
         format!(
-            "{}✗{} {}{}{} — {kind} `{}`: {shape}; {} violated{partial}\n",
+            "{}?{} {}{}{} — {kind} `{}`: {shape}; {} undecided{partial}{}{engines}{}\n",
             s.bad,
             s.reset,
             s.bold,
             r.path,
             s.reset,
             r.name,
-            plural(violated.len() as u64, "law")
+            plural(unknown.len() as u64, "law"),
+            s.dim,
+            s.reset
+        )
+    } else {
+        format!(
+            "{}✗{} {}{}{} — {kind} `{}`: {shape}; {} violated{partial}{}{engines}{}\n",
+            s.bad,
+            s.reset,
+            s.bold,
+            r.path,
+            s.reset,
+            r.name,
+            plural(violated.len() as u64, "law"),
+            s.dim,
+            s.reset
         )
     };
+    for l in &unknown {
+        out += &format!(
+            "  {}unknown[{}]{}: {}\n",
+            s.bad,
+            l.law.key(),
+            s.reset,
+            l.note
+        );
+    }
     if o.verbose {
         for l in &r.laws {
             let (mark, word) = match l.status {
@@ -204,6 +234,7 @@ pub fn json_file(r: &Report, o: ReportOptions) -> Value {
                 "law": l.law.key(),
                 "status": l.status,
                 "count": l.count,
+                "exact": l.exact,
                 "note": l.note,
             })
         })
@@ -215,6 +246,7 @@ pub fn json_file(r: &Report, o: ReportOptions) -> Value {
         "ok": r.ok(),
         "dtypes": r.dtypes,
         "undefined_pairs": r.undefined_pairs,
+        "engines": r.engines,
         "laws": laws,
         "violations": violations,
     })

@@ -6,6 +6,8 @@ mod errors;
 mod laws;
 mod oracle;
 mod props;
+#[cfg(feature = "z3")]
+mod smt;
 mod snapshots;
 
 use std::path::{Path, PathBuf};

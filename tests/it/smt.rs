@@ -1,0 +1,340 @@
+//! z3 as an independent verifier: the engines agree witness for witness, the committed proof
+//! obligations are fresh and answer as they say (in-process and with the `z3` binary), and a
+//! timeout is "unknown", never a pass.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use typejoin::laws::{Check, Law, Status};
+use typejoin::smt::solve::{self, Verdict, Z3Options};
+use typejoin::smt::{self as smt, Provenance};
+use typejoin::{CheckOptions, Input, Table};
+
+use crate::{files, load, root};
+
+type WitnessSets = BTreeMap<Law, Vec<Vec<String>>>;
+
+fn exhaustive_sets(input: &Input) -> WitnessSets {
+    let report = input.check(CheckOptions::default());
+    let mut out = WitnessSets::new();
+    for l in &report.laws {
+        if l.status == Status::Violated {
+            let mut w: Vec<Vec<String>> = l.witnesses.iter().map(|v| v.dtypes.clone()).collect();
+            assert_eq!(
+                w.len() as u64,
+                l.count,
+                "{}: all witnesses kept",
+                report.path
+            );
+            w.sort();
+            out.insert(l.law, w);
+        }
+    }
+    out
+}
+
+fn z3_sets(input: &Input, verdicts: &[(Check, Verdict)]) -> WitnessSets {
+    let t = input.table();
+    let mut out = WitnessSets::new();
+    for (check, v) in verdicts {
+        match v {
+            Verdict::Holds => {}
+            Verdict::Unknown(r) => panic!("{}: z3 unknown on {check:?}: {r}", input.path()),
+            Verdict::Violated {
+                witnesses,
+                complete,
+            } => {
+                assert!(complete, "{}: enumeration incomplete", input.path());
+                let e = out.entry(check.law()).or_default();
+                e.extend(
+                    witnesses
+                        .iter()
+                        .map(|w| w.iter().map(|&i| t.name(i).to_string()).collect()),
+                );
+                e.sort();
+            }
+        }
+    }
+    out
+}
+
+fn all_models() -> Z3Options {
+    Z3Options {
+        timeout_ms: 120_000,
+        limit: usize::MAX,
+    }
+}
+
+/// Both engines, every witness: the same laws broken by the same witnesses.
+fn assert_engines_agree(input: &Input) -> WitnessSets {
+    let verdicts = solve::verify(input, all_models());
+    let report = input.check(CheckOptions::default());
+    solve::cross_check(input, &report, &verdicts).unwrap_or_else(|d| panic!("{d}"));
+    let ex = exhaustive_sets(input);
+    let z3 = z3_sets(input, &verdicts);
+    assert_eq!(ex, z3, "{}", input.path());
+    ex
+}
+
+#[test]
+fn engines_agree_on_shipped_policies_fixtures_and_small_tables() {
+    let mut paths = files("lattices", "toml");
+    paths.extend(files("tests/data/not-lattice", "toml"));
+    paths.extend(
+        files("observed", "json")
+            .into_iter()
+            .filter(|p| !p.starts_with("observed/numpy")),
+    );
+    assert!(paths.len() >= 19, "{paths:?}");
+    for path in paths {
+        let input = load(&path);
+        let sets = assert_engines_agree(&input);
+        let shipped = path.starts_with("lattices/");
+        assert_eq!(
+            sets.is_empty(),
+            shipped
+                || path.contains("jax_lub")
+                || path.contains("jax_numpy")
+                || path.contains("seed_jax_numpy"),
+            "{path}: {sets:?}"
+        );
+    }
+}
+
+#[test]
+fn numpy_tables_every_witness_from_z3() {
+    let props: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/data/oracle/properties.json")).unwrap(),
+    )
+    .unwrap();
+    for file in [
+        "numpy.json",
+        "numpy_promote_types.json",
+        "numpy_result_type.json",
+    ] {
+        let input = load(&format!("observed/{file}"));
+        let sets = assert_engines_agree(&input);
+        let p = &props["tables"][file];
+        let count = |law| sets.get(&law).map_or(0, |w| w.len() as u64);
+        assert_eq!(
+            count(Law::Associativity),
+            p["n_nonassociative_triples"].as_u64().unwrap(),
+            "{file}"
+        );
+        assert_eq!(
+            count(Law::DefinednessAssociativity),
+            p["n_one_side_defined_triples"].as_u64().unwrap(),
+            "{file}"
+        );
+        assert!(sets[&Law::Associativity].contains(&vec![
+            "int8".into(),
+            "uint8".into(),
+            "float16".into()
+        ]));
+    }
+}
+
+#[test]
+fn flipped_jax_entry_same_laws_same_witnesses() {
+    let jax = load("lattices/jax.toml");
+    let mut t: Table = jax.table().clone();
+    let id = |n: &str| t.index_of(n).unwrap();
+    let (i8_, u8_) = (id("int8"), id("uint8"));
+    t.set(i8_, u8_, Some(i8_)); // int8 ∨ uint8 := int8, uint8 ∨ int8 stays int16
+    let json = t.to_json("jax-mutant", "typejoin test", "0");
+    let input = Input::parse("jax-mutant.json", &json).unwrap();
+    let sets = assert_engines_agree(&input);
+    assert_eq!(
+        sets[&Law::Commutativity],
+        vec![vec!["uint8".to_string(), "int8".to_string()]]
+    );
+    assert!(sets.contains_key(&Law::Associativity));
+    assert!(sets.contains_key(&Law::NaryFold));
+    // (int8 ∨ uint8) ∨ int8 = int8 ∨ int8 = int8, but int8 ∨ (uint8 ∨ int8) = int8 ∨ int16 = int16.
+    let w = vec!["int8".to_string(), "uint8".to_string(), "int8".to_string()];
+    assert!(sets[&Law::Associativity].contains(&w));
+}
+
+fn proof_dir(lattice: &str) -> String {
+    let rel = lattice
+        .trim_start_matches("lattices/")
+        .trim_end_matches(".toml");
+    format!("proofs/{rel}")
+}
+
+#[test]
+fn proofs_are_fresh_and_have_no_orphans() {
+    let mut stale = Vec::new();
+    let mut expected_files = Vec::new();
+    for lattice in files("lattices", "toml") {
+        let text = std::fs::read_to_string(root().join(&lattice)).unwrap();
+        let input = Input::parse(&lattice, &text).unwrap();
+        let dir = proof_dir(&lattice);
+        let command = format!("typejoin prove {lattice} --out {dir}");
+        let prov = Provenance {
+            path: &lattice,
+            text: &text,
+            command: &command,
+        };
+        for ob in smt::obligations(&input, &prov) {
+            let rel = format!("{dir}/{}.smt2", ob.stem);
+            assert!(ob.expect_unsat, "{rel}: shipped policies hold every law");
+            let path = root().join(&rel);
+            let current = std::fs::read_to_string(&path)
+                .unwrap_or_default()
+                .replace("\r\n", "\n");
+            if current != ob.text {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &ob.text).unwrap();
+                stale.push(rel.clone());
+            }
+            expected_files.push(rel);
+        }
+    }
+    let on_disk = files("proofs", "smt2");
+    let orphans: Vec<_> = on_disk
+        .iter()
+        .filter(|f| !expected_files.contains(f))
+        .collect();
+    assert!(
+        orphans.is_empty(),
+        "proof files without a policy: {orphans:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "updated {stale:?}; run `cargo test` locally and commit the regenerated proofs/"
+    );
+}
+
+#[test]
+fn every_proof_answers_as_it_says_in_process() {
+    let proofs = files("proofs", "smt2");
+    assert!(proofs.len() >= 50, "{}", proofs.len());
+    for rel in proofs {
+        let text = std::fs::read_to_string(root().join(&rel)).unwrap();
+        let expect_unsat = smt::expected(&text).unwrap_or_else(|| panic!("{rel}: no expect line"));
+        let v = solve::solve(
+            &text,
+            &[],
+            4,
+            Z3Options {
+                timeout_ms: 120_000,
+                limit: 1,
+            },
+        );
+        assert_eq!(v == Verdict::Holds, expect_unsat, "{rel}: {v:?}");
+    }
+}
+
+#[test]
+fn every_proof_answers_as_it_says_with_the_z3_binary() {
+    let Ok(out) = Command::new("z3").arg("--version").output() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the z3 binary (scripts/setup installs it)"
+        );
+        eprintln!("z3 binary not installed: skipped");
+        return;
+    };
+    assert!(out.status.success());
+    let proofs = files("proofs", "smt2");
+    for rel in &proofs {
+        let text = std::fs::read_to_string(root().join(rel)).unwrap();
+        let want = if smt::expected(&text).unwrap() {
+            "unsat"
+        } else {
+            "sat"
+        };
+        let o = Command::new("z3")
+            .arg("-T:120")
+            .arg(Path::new(rel))
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let got = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(
+            got.trim(),
+            want,
+            "{rel}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_timeout_is_unknown_never_a_pass() {
+    // Associativity holds on a 400-node lattice, but not provably within one millisecond.
+    let (names, edges) = typejoin::synth::grid(20, 20);
+    let lattice = typejoin::Lattice::new(names, &edges, false).unwrap();
+    let json = lattice
+        .join_table()
+        .table
+        .to_json("grid", "typejoin test", "0");
+    let input = Input::parse("grid.json", &json).unwrap();
+    let t = input.table();
+    let prefix = smt::table_prefix(t);
+    let v = solve::solve(
+        &smt::body(Check::Associativity, &prefix),
+        Check::Associativity.vars(),
+        smt::width(t.n()),
+        Z3Options {
+            timeout_ms: 1,
+            limit: 1,
+        },
+    );
+    assert!(matches!(v, Verdict::Unknown(_)), "{v:?}");
+
+    let dir = std::env::temp_dir().join(format!("typejoin-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("grid.json");
+    std::fs::write(&file, &json).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args([
+            "check",
+            "--engine",
+            "z3",
+            "--timeout",
+            "1",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains("undecided") && out.contains("unknown[associativity]"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn z3_engine_report_matches_exhaustive_verdicts() {
+    let input = load("observed/seed_numpy.json");
+    let z3 = solve::report(
+        &input,
+        &solve::verify(
+            &input,
+            Z3Options {
+                timeout_ms: 60_000,
+                limit: 4,
+            },
+        ),
+        3,
+    );
+    let ex = input.check(CheckOptions::default());
+    for l in &ex.laws {
+        let z = z3.law(l.law).unwrap();
+        assert_eq!(
+            z.status == Status::Violated,
+            l.status == Status::Violated,
+            "{:?}",
+            l.law
+        );
+    }
+    let idem = z3.law(Law::Idempotence).unwrap();
+    assert_eq!((idem.count, idem.exact), (3, true));
+    let assoc = z3.law(Law::Associativity).unwrap();
+    assert_eq!((assoc.count, assoc.exact), (4, false));
+}
