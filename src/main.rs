@@ -122,6 +122,13 @@ enum TableFormat {
 }
 
 fn main() -> ExitCode {
+    // Die quietly when stdout is a closed pipe (`typejoin table … | head`), like other Unix
+    // tools, instead of panicking on the failed write.
+    #[cfg(unix)]
+    // SAFETY: called before any other thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let color = match cli.color {
         ColorChoice::Always => true,

@@ -185,3 +185,21 @@ fn explain_pair_and_triple() {
             .contains("did you mean `float16`?")
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    // The reading end is closed before the child has written anything.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args(["table", "observed/numpy.json", "--format", "json"])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
