@@ -9,6 +9,7 @@ pub mod bits;
 pub mod diag;
 pub mod dtype;
 pub mod explain;
+pub mod format;
 pub mod lattice;
 pub mod laws;
 pub mod observed;

@@ -1,5 +1,6 @@
 //! One integration-test binary, data-driven over `lattices/`, `observed/` and `tests/data/`.
 
+mod casts;
 mod cli;
 mod docs;
 mod errors;
