@@ -379,13 +379,117 @@ pub const SMALL_FLOATS: &[&str] = &[
     "float6_e3m2fn",
 ];
 
-/// Converts one bit pattern from `src` to `dst`. A cast to the same format copies the bits
-/// (NaN payloads included), as NumPy's `astype` does.
+/// Any source format of a cast: a float format, or a two's-complement / unsigned integer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Float(FloatFormat),
+    Int { bits: u32, signed: bool },
+}
+
+impl Source {
+    /// The catalogue format of a canonical name (bool is the 1-bit unsigned integer).
+    pub fn named(name: &str) -> Option<Source> {
+        if let Some(f) = float_format(name) {
+            return Some(Source::Float(f));
+        }
+        let d = crate::dtype::info(name)?;
+        match d.kind {
+            crate::dtype::Kind::Bool => Some(Source::Int {
+                bits: 1,
+                signed: false,
+            }),
+            crate::dtype::Kind::Signed => Some(Source::Int {
+                bits: d.bits,
+                signed: true,
+            }),
+            crate::dtype::Kind::Unsigned => Some(Source::Int {
+                bits: d.bits,
+                signed: false,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Significant bits of a pattern.
+    pub fn width(&self) -> u32 {
+        match self {
+            Source::Float(f) => f.width(),
+            Source::Int { bits, .. } => *bits,
+        }
+    }
+
+    /// Storage unit in bytes (sub-byte types take one byte, as in ml_dtypes).
+    pub fn storage_bytes(&self) -> u32 {
+        match self {
+            Source::Float(f) => f.storage_bytes,
+            Source::Int { bits, .. } => bits.div_ceil(8).next_power_of_two(),
+        }
+    }
+
+    /// The exact value of a bit pattern (bits above the width are ignored).
+    pub fn decode(&self, bits: u64) -> Value {
+        match self {
+            Source::Float(f) => f.decode(bits),
+            Source::Int { bits: w, signed } => {
+                let w = *w;
+                let raw = if w >= 64 { bits } else { bits & ((1 << w) - 1) };
+                let neg = *signed && w > 0 && raw >> (w - 1) & 1 == 1;
+                let mag = if neg {
+                    // Two's complement magnitude, in 128 bits so i64::MIN is fine.
+                    ((1u128 << w) - raw as u128) as u128
+                } else {
+                    raw as u128
+                };
+                Value::Finite {
+                    neg,
+                    mant: mag,
+                    exp: 0,
+                }
+            }
+        }
+    }
+}
+
+/// Converts one bit pattern from `src` to `dst`, as NumPy's `astype` does for finite values
+/// (but correctly rounded), and with NumPy's NaN conventions: a cast to the same format copies
+/// the bits; NumPy's own casts between float16, float32 and float64 keep the NaN payload
+/// (the float32 ↔ float64 hardware conversions also set the quiet bit; narrowing to float16
+/// keeps the top payload bits, and a payload that would vanish becomes 1); every other cast
+/// (ml_dtypes') produces the destination's canonical NaN.
 pub fn cast_bits(src: &FloatFormat, dst: &FloatFormat, bits: u64) -> u64 {
     if src == dst {
         return bits;
     }
-    dst.encode(src.decode(bits))
+    let v = src.decode(bits);
+    if let Value::Nan { neg } = v
+        && let Some(y) = native_nan(src, dst, bits, neg)
+    {
+        return y;
+    }
+    dst.encode(v)
+}
+
+/// NaN payload propagation of NumPy's native float16/float32/float64 casts.
+fn native_nan(src: &FloatFormat, dst: &FloatFormat, bits: u64, neg: bool) -> Option<u64> {
+    let native = |f: &FloatFormat| matches!(f.name.as_str(), "float16" | "float32" | "float64");
+    if !(native(src) && native(dst)) {
+        return None;
+    }
+    let payload = bits & src.man_all_ones();
+    let (sm, dm) = (src.mantissa_bits, dst.mantissa_bits);
+    let hardware = src.name != "float16" && dst.name != "float16";
+    let mut m = if sm > dm {
+        payload >> (sm - dm)
+    } else {
+        payload << (dm - sm)
+    };
+    if hardware {
+        m |= 1 << (dm - 1);
+    } else if m == 0 {
+        m = 1;
+    }
+    let sign = if neg { dst.sign_bit() } else { 0 };
+    Some(sign | dst.exp_all_ones() << dm | m)
 }
 
 #[cfg(test)]

@@ -72,6 +72,24 @@ enum Cmd {
         #[arg(long, default_value_t = 60_000)]
         timeout: u32,
     },
+    /// What every value of one format becomes in another (bit-exact, correctly rounded).
+    Cast {
+        /// Source dtype: any float format, or an integer / bool (names or short codes).
+        src: String,
+        /// Destination float format.
+        dst: String,
+        /// Every bit pattern of SRC (formats of at most 16 bits).
+        #[arg(long, conflicts_with = "bits")]
+        all: bool,
+        /// Raw little-endian SRC storage units, one per element (as NumPy's `tofile`).
+        #[arg(long)]
+        bits: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: CastFormat,
+        /// Write to this file (atomically) instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Print the join table of a policy or observed table.
     Table {
         file: PathBuf,
@@ -111,6 +129,15 @@ impl Default for Engine {
 enum CheckFormat {
     Human,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CastFormat {
+    /// One line per element: source bits and value, destination bits and value.
+    Text,
+    Json,
+    /// Raw little-endian destination storage units, one per element.
+    Bin,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -186,6 +213,14 @@ fn main() -> ExitCode {
             format,
             output,
         } => table(&file, format, output.as_deref()),
+        Cmd::Cast {
+            src,
+            dst,
+            all,
+            bits,
+            format,
+            output,
+        } => cast(&src, &dst, all, bits.as_deref(), format, output.as_deref()),
         Cmd::Explain { file, dtypes } => explain(&file, &dtypes),
     };
     match result {
@@ -564,9 +599,155 @@ fn table(file: &Path, format: TableFormat, output: Option<&Path>) -> Result<u8, 
     }
 }
 
+fn cast(
+    src: &str,
+    dst: &str,
+    all: bool,
+    bits: Option<&Path>,
+    format: CastFormat,
+    output: Option<&Path>,
+) -> Result<u8, LoadError> {
+    use typejoin::format::{Source, cast_bits, float_format};
+    let usage = |msg: String, help: &str| {
+        Err(LoadError::one(
+            Diagnostic::file("typejoin cast", msg).with_help(help),
+        ))
+    };
+    let names: Vec<&str> = typejoin::dtype::CATALOGUE.iter().map(|d| d.name).collect();
+    let resolve = |n: &str| -> Result<&'static str, LoadError> {
+        typejoin::dtype::canonical(n).ok_or_else(|| {
+            let help = did_you_mean(n, names.iter().copied())
+                .map_or("use a catalogue name (docs/format.md)".into(), |s| {
+                    format!("did you mean `{s}`?")
+                });
+            LoadError::one(
+                Diagnostic::file("typejoin cast", format!("unknown dtype `{n}`")).with_help(help),
+            )
+        })
+    };
+    let (src_name, dst_name) = (resolve(src)?, resolve(dst)?);
+    let Some(s) = Source::named(src_name) else {
+        return usage(
+            format!("`{src_name}` cannot be a cast source"),
+            "sources are float formats, integers and bool",
+        );
+    };
+    let Some(d) = float_format(dst_name) else {
+        return usage(
+            format!("casts to `{dst_name}` are not supported"),
+            "destinations are float formats (bfloat16, float16/32/64, float8/6/4)",
+        );
+    };
+    let inputs: Vec<u64> = match (all, bits) {
+        (true, _) if s.width() > 16 => {
+            return usage(
+                format!(
+                    "`{src_name}` has {} bits: too many patterns for --all",
+                    s.width()
+                ),
+                "pass the values with --bits FILE",
+            );
+        }
+        (true, _) => (0..1u64 << s.width()).collect(),
+        (false, Some(path)) => {
+            let shown = path.to_string_lossy();
+            let raw = std::fs::read(path).map_err(|e| {
+                LoadError::one(Diagnostic::file(&shown, format!("cannot read: {e}")))
+            })?;
+            let w = s.storage_bytes() as usize;
+            if raw.len() % w != 0 {
+                return Err(LoadError::one(
+                    Diagnostic::file(
+                        &shown,
+                        format!(
+                            "{} bytes is not a whole number of {w}-byte `{src_name}` elements",
+                            raw.len()
+                        ),
+                    )
+                    .with_help(
+                        "the file must hold raw little-endian storage units, one per element",
+                    ),
+                ));
+            }
+            raw.chunks_exact(w)
+                .map(|c| c.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64))
+                .collect()
+        }
+        (false, None) => {
+            return usage(
+                "say which values: --all or --bits FILE".into(),
+                "see `typejoin cast --help`",
+            );
+        }
+    };
+    let src_float = match &s {
+        Source::Float(f) => Some(f.clone()),
+        Source::Int { .. } => None,
+    };
+    let convert = |x: u64| match &src_float {
+        Some(f) => cast_bits(f, &d, x),
+        None => d.encode(s.decode(x)),
+    };
+    let sw = (s.storage_bytes() * 2) as usize;
+    let dw = (d.storage_bytes * 2) as usize;
+    let bytes: Vec<u8> = match format {
+        CastFormat::Bin => inputs
+            .iter()
+            .flat_map(|&x| {
+                convert(x)
+                    .to_le_bytes()
+                    .into_iter()
+                    .take(d.storage_bytes as usize)
+            })
+            .collect(),
+        CastFormat::Text => {
+            let mut out = String::new();
+            for &x in &inputs {
+                let y = convert(x);
+                out += &format!(
+                    "{:#0sw$x} {:>24} -> {:#0dw$x} {}\n",
+                    x,
+                    s.decode(x).display(),
+                    y,
+                    d.decode(y).display(),
+                    sw = sw + 2,
+                    dw = dw + 2
+                );
+            }
+            out.into_bytes()
+        }
+        CastFormat::Json => {
+            let results: Vec<serde_json::Value> = inputs
+                .iter()
+                .map(|&x| {
+                    let y = convert(x);
+                    serde_json::json!({"bits": x, "value": s.decode(x).display(), "to_bits": y, "to_value": d.decode(y).display()})
+                })
+                .collect();
+            let doc = serde_json::json!({"src": src_name, "dst": dst_name, "n": inputs.len(), "results": results});
+            let mut t = serde_json::to_string_pretty(&doc).expect("JSON serialises");
+            t.push('\n');
+            t.into_bytes()
+        }
+    };
+    match output {
+        Some(path) => write_atomic_bytes(path, &bytes)?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&bytes);
+            let _ = out.flush();
+        }
+    }
+    Ok(0)
+}
+
+fn write_atomic(path: &Path, contents: &str) -> Result<(), LoadError> {
+    write_atomic_bytes(path, contents.as_bytes())
+}
+
 /// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so a
 /// failure never leaves a half-written file.
-fn write_atomic(path: &Path, contents: &str) -> Result<(), LoadError> {
+fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), LoadError> {
     let shown = path.to_string_lossy().into_owned();
     let fail = |e: std::io::Error| {
         LoadError::one(Diagnostic::file(

@@ -56,3 +56,112 @@ fn every_small_pair_hash_equals_ml_dtypes() {
         mismatched.len()
     );
 }
+
+fn read_units(rel: &str, width: usize) -> Vec<u64> {
+    let raw = std::fs::read(root().join(rel)).unwrap();
+    raw.chunks_exact(width)
+        .map(|c| c.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64))
+        .collect()
+}
+
+fn hash(units: &[u64], width: usize) -> String {
+    let bytes: Vec<u8> = units
+        .iter()
+        .flat_map(|u| u.to_le_bytes().into_iter().take(width))
+        .collect();
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// float32 → every small format, float64 → float16/bfloat16/float32, int64/uint64 → every
+/// IEEE format, on the oracle's samples (edge values, every midpoint, double-rounding traps,
+/// random values). Hash-equal, except where NumPy + ml_dtypes round twice through float32
+/// (float64/int64/uint64 → bfloat16): there typejoin is correctly rounded, and the difference
+/// is pinned: emulating the double rounding reproduces NumPy's hash exactly, and the number of
+/// differing elements is the oracle's count of incorrectly rounded ones.
+#[test]
+fn sampled_casts_hash_equal_except_pinned_double_rounding() {
+    use typejoin::format::{Source, Value as Exact};
+    let idx = index();
+    let entries: Vec<&Value> = idx["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(idx["int_samples"].as_array().unwrap())
+        .collect();
+    assert_eq!(entries.len(), 24);
+    let f32f = float_format("float32").unwrap();
+    for e in entries {
+        let (src, dst) = (e["src"].as_str().unwrap(), e["dst"].as_str().unwrap());
+        let s = Source::named(src).unwrap();
+        let d = float_format(dst).unwrap();
+        let input = read_units(
+            &format!("tests/data/oracle/{}", e["input"].as_str().unwrap()),
+            s.storage_bytes() as usize,
+        );
+        assert_eq!(input.len() as u64, e["n"].as_u64().unwrap());
+        let ours: Vec<u64> = input
+            .iter()
+            .map(|&x| match &s {
+                Source::Float(f) => cast_bits(f, &d, x),
+                Source::Int { .. } => d.encode(s.decode(x)),
+            })
+            .collect();
+        let w = d.storage_bytes as usize;
+        let want = e["sha256"].as_str().unwrap();
+        let wrong = e["n_differs_from_correct_rne"].as_u64().unwrap_or(0);
+        if wrong == 0 {
+            assert_eq!(hash(&ours, w), want, "{src} -> {dst}");
+            continue;
+        }
+        // ml_dtypes' route: round to float32 first, then to the destination.
+        let twice: Vec<u64> = input
+            .iter()
+            .map(|&x| d.encode(f32f.decode(f32f.encode(s.decode(x)))))
+            .collect();
+        assert_eq!(
+            hash(&twice, w),
+            want,
+            "{src} -> {dst}: NumPy's double rounding, emulated"
+        );
+        let differing = ours.iter().zip(&twice).filter(|(a, b)| a != b).count() as u64;
+        assert_eq!(
+            differing, wrong,
+            "{src} -> {dst}: deliberately different elements"
+        );
+        for ex in e["first_differs_from_correct_rne"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let i = ex["index"].as_u64().unwrap() as usize;
+            let correct = u64::from_str_radix(
+                ex["correctly_rounded"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("0x"),
+                16,
+            )
+            .unwrap();
+            assert_eq!(ours[i], correct, "{src} -> {dst} at {i}");
+        }
+    }
+    // The cases of ANCHORS.md §6, by value.
+    let exact = |x: f64| Exact::from_f64(x);
+    let e4m3 = float_format("float8_e4m3fn").unwrap();
+    assert_eq!(
+        e4m3.decode(e4m3.encode(exact(1.0625 + 2f64.powi(-30))))
+            .to_f64(),
+        1.125
+    ); // ml_dtypes: 1.0
+    let bf16 = float_format("bfloat16").unwrap();
+    assert_eq!(
+        bf16.decode(bf16.encode(exact(1.0 + 2f64.powi(-8) + 2f64.powi(-30))))
+            .to_f64(),
+        1.0078125
+    ); // ml_dtypes: 1.0
+    let int64 = Source::named("int64").unwrap();
+    assert_eq!(bf16.encode(int64.decode(24051711)), 0x4bb7); // ml_dtypes: 0x4bb8
+}
