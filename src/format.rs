@@ -436,7 +436,7 @@ impl Source {
                 let neg = *signed && w > 0 && raw >> (w - 1) & 1 == 1;
                 let mag = if neg {
                     // Two's complement magnitude, in 128 bits so i64::MIN is fine.
-                    ((1u128 << w) - raw as u128) as u128
+                    (1u128 << w) - raw as u128
                 } else {
                     raw as u128
                 };
