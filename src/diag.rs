@@ -78,12 +78,13 @@ impl Diagnostic {
         self
     }
 
-    /// A diagnostic about a whole file (no useful position), e.g. it could not be opened.
+    /// A diagnostic about a whole file or a command (no position: line and column are 0), e.g.
+    /// the file could not be opened.
     pub fn file(path: &str, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             path: path.to_string(),
-            line: 1,
-            col: 1,
+            line: 0,
+            col: 0,
             width: 1,
             message: message.into(),
             help: None,
@@ -98,9 +99,14 @@ impl Diagnostic {
         } else {
             ("", "", "", "")
         };
+        let location = if self.line == 0 {
+            self.path.clone()
+        } else {
+            format!("{}:{}:{}", self.path, self.line, self.col)
+        };
         let mut out = format!(
-            "{red}error{reset}{bold}: {}{reset}\n {blue}-->{reset} {}:{}:{}\n",
-            self.message, self.path, self.line, self.col
+            "{red}error{reset}{bold}: {}{reset}\n {blue}-->{reset} {location}\n",
+            self.message
         );
         if !self.source_line.is_empty() {
             let num = self.line.to_string();

@@ -203,3 +203,75 @@ fn closed_stdout_is_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn cast_text_bin_and_errors() {
+    let o = run(&["cast", "float8_e4m3fn", "float32", "--all"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 256);
+    assert!(
+        out.contains("0x7e                      448 -> 0x43e00000 448\n"),
+        "{out}"
+    );
+    assert!(out.contains("0x7f                      nan -> 0x7fc00000 nan\n"));
+    assert!(out.contains("0x80                       -0 -> 0x80000000 -0\n"));
+    // The raw output hashes like the oracle's dump (tests/data/oracle/casts_index.json).
+    let o = run(&["cast", "f8e4m3fn", "bf16", "--all", "--format", "bin"]);
+    use sha2::Digest;
+    let got: String = sha2::Sha256::digest(&o.stdout)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        got,
+        "f45890c7e74be01c5519ba41376c42f8fc1f9cc6f5fd75947b65b7716ba4f00f"
+    );
+    // Integer sources through --bits, correctly rounded where ml_dtypes is not.
+    let dir = std::env::temp_dir().join(format!("typejoin-cast-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ints = dir.join("ints.bin");
+    std::fs::write(&ints, 24051711i64.to_le_bytes()).unwrap();
+    let o = run(&[
+        "cast",
+        "int64",
+        "bfloat16",
+        "--bits",
+        ints.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["results"][0]["to_bits"], 0x4bb7);
+    assert_eq!(v["results"][0]["to_value"], "23986176"); // just below the midpoint 24051712
+    std::fs::write(&ints, [1u8, 2, 3]).unwrap();
+    let o = run(&[
+        "--color",
+        "never",
+        "cast",
+        "float16",
+        "bfloat16",
+        "--bits",
+        ints.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("3 bytes is not a whole number of 2-byte `float16` elements")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = run(&["--color", "never", "cast", "float32", "bfloat16", "--all"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        err,
+        "error: `float32` has 32 bits: too many patterns for --all\n --> typejoin cast\n = help: pass the values with --bits FILE\n"
+    );
+    let o = run(&["--color", "never", "cast", "flaot16", "bfloat16", "--all"]);
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("did you mean `float16`?")
+    );
+}
