@@ -168,10 +168,18 @@ impl Value {
             Value::Nan { neg: true } => "-nan".into(),
             Value::Inf { neg: false } => "inf".into(),
             Value::Inf { neg: true } => "-inf".into(),
+            Value::Finite { neg, mant, exp }
+                if exp >= 0 && mant != 0 && mant.leading_zeros() > exp as u32 =>
+            {
+                // An integer: exact decimal (an f64 would round integers above 2^53).
+                format!("{}{}", if neg { "-" } else { "" }, mant << exp)
+            }
             v => {
                 let x = v.to_f64();
                 if x == 0.0 && x.is_sign_negative() {
                     "-0".into()
+                } else if x != 0.0 && !(1e-5..1e16).contains(&x.abs()) {
+                    format!("{x:e}")
                 } else {
                     format!("{x}")
                 }

@@ -14,6 +14,7 @@ pub mod lattice;
 pub mod laws;
 pub mod observed;
 pub mod render;
+pub mod safety;
 pub mod smt;
 pub mod spec;
 pub mod synth;

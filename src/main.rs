@@ -90,6 +90,13 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// What every edge and every join of a policy does to values: exact, precision-loss,
+    /// overflow, sign-loss or drops-component, with the smallest witness.
+    Safety {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: SafetyFormat,
+    },
     /// Print the join table of a policy or observed table.
     Table {
         file: PathBuf,
@@ -128,6 +135,13 @@ impl Default for Engine {
 #[derive(Clone, Copy, ValueEnum)]
 enum CheckFormat {
     Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SafetyFormat {
+    Text,
+    Markdown,
     Json,
 }
 
@@ -213,6 +227,7 @@ fn main() -> ExitCode {
             format,
             output,
         } => table(&file, format, output.as_deref()),
+        Cmd::Safety { file, format } => safety(&file, format),
         Cmd::Cast {
             src,
             dst,
@@ -738,6 +753,75 @@ fn cast(
             let _ = out.flush();
         }
     }
+    Ok(0)
+}
+
+fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
+    let input = load(file)?;
+    let Input::Policy { policy, joins, .. } = &input else {
+        return Err(LoadError::one(
+            Diagnostic::file(
+                &file.to_string_lossy(),
+                "safety analysis needs a policy (.toml)",
+            )
+            .with_help("an observed table has no formats or edges; check it with `typejoin check`"),
+        ));
+    };
+    let conversions = typejoin::safety::analyse(policy, &joins.table);
+    let text = match format {
+        SafetyFormat::Json => {
+            let list: Vec<serde_json::Value> = conversions
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "from": c.from, "to": c.to, "via": c.via, "class": c.class.key(),
+                        "witness": c.witness,
+                        "all": c.all.iter().map(|(k, w)| serde_json::json!({"class": k.key(), "value": w.value, "becomes": w.becomes})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({"policy": policy.name, "conversions": list});
+            let mut t = serde_json::to_string_pretty(&doc).expect("JSON serialises");
+            t.push('\n');
+            t
+        }
+        SafetyFormat::Markdown => {
+            let mut t =
+                String::from("| from | to | via | class | witness |\n|---|---|---|---|---|\n");
+            for c in &conversions {
+                let w = c
+                    .witness
+                    .as_ref()
+                    .map_or(String::new(), |w| format!("{} → {}", w.value, w.becomes));
+                t += &format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    c.from.replace('*', "\\*"),
+                    c.to.replace('*', "\\*"),
+                    c.via,
+                    c.class.key(),
+                    w
+                );
+            }
+            t
+        }
+        SafetyFormat::Text => {
+            let mut t = String::new();
+            for c in &conversions {
+                let w = c.witness.as_ref().map_or(String::new(), |w| {
+                    format!(": {} becomes {}", w.value, w.becomes)
+                });
+                t += &format!(
+                    "{:<18} → {:<18} {:<4}  {}{w}\n",
+                    c.from,
+                    c.to,
+                    c.via,
+                    c.class.key()
+                );
+            }
+            t
+        }
+    };
+    print!("{text}");
     Ok(0)
 }
 

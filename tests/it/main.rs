@@ -7,6 +7,7 @@ mod errors;
 mod laws;
 mod oracle;
 mod props;
+mod safety;
 #[cfg(feature = "z3")]
 mod smt;
 mod snapshots;
