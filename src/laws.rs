@@ -129,14 +129,25 @@ pub struct Report {
     pub laws: Vec<LawResult>,
     /// Which verifiers produced (and agree on) this report: `exhaustive`, `z3`.
     pub engines: Vec<&'static str>,
+    /// The policy's value-safety lints (filled by `check`; empty for tables).
+    pub lints: Vec<crate::safety::LintResult>,
 }
 
 impl Report {
-    /// Every law holds (or is partial by declaration); no violation and no unknown.
+    /// Every law holds (or is partial by declaration), no law is undecided, and no denied
+    /// lint fires.
     pub fn ok(&self) -> bool {
         self.laws
             .iter()
             .all(|l| !matches!(l.status, Status::Violated | Status::Unknown))
+            && !self.denied()
+    }
+
+    /// Whether a lint at level `deny` fires.
+    pub fn denied(&self) -> bool {
+        self.lints
+            .iter()
+            .any(|l| l.level == crate::spec::Level::Deny)
     }
 
     pub fn law(&self, law: Law) -> Option<&LawResult> {
@@ -486,6 +497,7 @@ pub fn check_lattice(
         undefined_pairs: missing + joins.ambiguous.len() as u64,
         laws,
         engines: vec!["exhaustive"],
+        lints: Vec::new(),
     }
 }
 
@@ -530,6 +542,7 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
         undefined_pairs: undefined,
         laws,
         engines: vec!["exhaustive"],
+        lints: Vec::new(),
     }
 }
 

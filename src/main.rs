@@ -333,7 +333,12 @@ fn check(
             }
         };
         let report = match verify(&input, engine, o, timeout) {
-            Ok(r) => r,
+            Ok(mut r) => {
+                if let Input::Policy { policy, joins, .. } = &input {
+                    r.lints = typejoin::safety::lint(policy, &joins.table);
+                }
+                r
+            }
             Err(message) => {
                 eprintln!("{message}");
                 internal = true;
@@ -364,7 +369,9 @@ fn check(
         );
     }
     let _ = stdout.flush();
-    let violated = reports.iter().any(|r| r.violated().next().is_some());
+    let violated = reports
+        .iter()
+        .any(|r| r.violated().next().is_some() || r.denied());
     let undecided = reports.iter().any(|r| !r.ok());
     Ok(if !failed.is_empty() || internal {
         2

@@ -114,13 +114,31 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
         .map(|l| format!("; partial: {}", l.note))
         .unwrap_or_default();
     let violated: Vec<_> = r.violated().collect();
+    let denied = r
+        .lints
+        .iter()
+        .filter(|l| l.level == crate::spec::Level::Deny)
+        .count();
     let engines = format!(" [{}]", r.engines.join(" + "));
     let unknown: Vec<_> = r
         .laws
         .iter()
         .filter(|l| l.status == Status::Unknown)
         .collect();
-    let mut out = if violated.is_empty() && unknown.is_empty() {
+    let mut out = if violated.is_empty() && unknown.is_empty() && denied > 0 {
+        format!(
+            "{}✗{} {}{}{} — {kind} `{}`: {shape}; all laws hold, {} denied{partial}{}{engines}{}\n",
+            s.bad,
+            s.reset,
+            s.bold,
+            r.path,
+            s.reset,
+            r.name,
+            plural(denied as u64, "lint"),
+            s.dim,
+            s.reset
+        )
+    } else if violated.is_empty() && unknown.is_empty() {
         format!(
             "{}✓{} {}{}{} — {kind} `{}`: {shape}; all laws hold{partial}{}{engines}{}\n",
             s.ok, s.reset, s.bold, r.path, s.reset, r.name, s.dim, s.reset
@@ -208,6 +226,48 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
             out += &format!("      {}help{}: {}\n", s.bold, s.reset, l.note);
         }
     }
+    for l in &r.lints {
+        let (mark, word) = match l.level {
+            crate::spec::Level::Deny => (s.bad, "error"),
+            _ => ("\x1b[1;33m", "warning"),
+        };
+        let mark = if o.color { mark } else { "" };
+        let n = l.conversions.len() as u64;
+        out += &format!(
+            "  {mark}{word}[{}]{}: {} {}",
+            l.class.key(),
+            s.reset,
+            plural(n, "promotion"),
+            match l.class {
+                crate::safety::Class::PrecisionLoss => "lose precision",
+                crate::safety::Class::Overflow => "overflow",
+                crate::safety::Class::SignLoss => "lose the sign",
+                _ => "drop a component",
+            }
+        );
+        let shown: Vec<String> = l
+            .conversions
+            .iter()
+            .take(if o.verbose { usize::MAX } else { 1 })
+            .map(|c| {
+                let w = c.witness.as_ref().map_or(String::new(), |w| {
+                    format!(": {} becomes {}", w.value, w.becomes)
+                });
+                format!("{} → {} ({}){w}", c.from, c.to, c.via)
+            })
+            .collect();
+        if o.verbose {
+            out.push('\n');
+            for line in shown {
+                out += &format!("      {line}\n");
+            }
+        } else {
+            out += &format!(
+                ", e.g. {} (`typejoin safety` lists them; set the level under [lints])\n",
+                shown.join("")
+            );
+        }
+    }
     out
 }
 
@@ -249,6 +309,14 @@ pub fn json_file(r: &Report, o: ReportOptions) -> Value {
         "engines": r.engines,
         "laws": laws,
         "violations": violations,
+        "lints": r.lints.iter().map(|l| json!({
+            "class": l.class.key(),
+            "level": l.level,
+            "count": l.conversions.len(),
+            "conversions": l.conversions.iter().take(o.witnesses).map(|c| json!({
+                "from": c.from, "to": c.to, "via": c.via, "witness": c.witness,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     })
 }
 

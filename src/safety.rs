@@ -545,3 +545,35 @@ mod tests {
         );
     }
 }
+
+/// One lintable safety class of a policy: its level and the conversions that show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LintResult {
+    pub class: Class,
+    pub level: crate::spec::Level,
+    /// Conversions of this class (edges first, then joins, in declaration order).
+    pub conversions: Vec<Conversion>,
+}
+
+/// The policy's lints: for each lossy class that occurs and is not allowed, the conversions.
+pub fn lint(policy: &Policy, table: &crate::Table) -> Vec<LintResult> {
+    let all = analyse(policy, table);
+    [
+        Class::PrecisionLoss,
+        Class::Overflow,
+        Class::SignLoss,
+        Class::DropsComponent,
+    ]
+    .into_iter()
+    .filter_map(|class| {
+        let level = policy.lint_level(class.key());
+        let conversions: Vec<Conversion> =
+            all.iter().filter(|c| c.class == class).cloned().collect();
+        (level != crate::spec::Level::Allow && !conversions.is_empty()).then_some(LintResult {
+            class,
+            level,
+            conversions,
+        })
+    })
+    .collect()
+}

@@ -54,6 +54,31 @@ pub struct Policy {
     pub weak: Vec<WeakRule>,
     pub ops: Vec<OpRule>,
     pub formats: Vec<FormatDecl>,
+    /// Lint levels by safety class (`precision-loss`, `overflow`, `sign-loss`,
+    /// `drops-component`); a class not listed is `warn`.
+    pub lints: Vec<(String, Level)>,
+}
+
+/// What `check` does when a promotion loses values of a class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+/// The safety classes a policy can set lint levels for.
+pub const LINT_CLASSES: &[&str] = &["precision-loss", "overflow", "sign-loss", "drops-component"];
+
+impl Policy {
+    /// The lint level of a safety class (`warn` unless the policy says otherwise).
+    pub fn lint_level(&self, class: &str) -> Level {
+        self.lints
+            .iter()
+            .find(|(c, _)| c == class)
+            .map_or(Level::Warn, |(_, l)| *l)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +145,8 @@ struct RawPolicy {
     ops: BTreeMap<Spanned<String>, Spanned<RawOp>>,
     #[serde(default)]
     formats: BTreeMap<Spanned<String>, Spanned<RawFormat>>,
+    #[serde(default)]
+    lints: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -142,7 +169,7 @@ struct RawFormat {
 }
 
 const TOP_LEVEL_KEYS: &[&str] = &[
-    "name", "summary", "source", "dtypes", "partial", "promotes", "weak", "ops", "formats",
+    "name", "summary", "source", "dtypes", "partial", "promotes", "weak", "ops", "formats", "lints",
 ];
 
 /// Parses and validates a policy file. `path` is only used in diagnostics.
@@ -276,6 +303,7 @@ impl<'a> Validator<'a> {
         let weak = self.weak(&raw, &index, &dtypes);
         let ops = self.ops(&raw, &index, &dtypes);
         let formats = self.formats(&raw, &index);
+        let lints = self.lints(&raw);
 
         if self.errors.is_empty()
             && let Some(cycle) = find_cycle(dtypes.len(), &edges)
@@ -317,7 +345,42 @@ impl<'a> Validator<'a> {
             weak,
             ops,
             formats,
+            lints,
         })
+    }
+
+    fn lints(&mut self, raw: &RawPolicy) -> Vec<(String, Level)> {
+        let mut out = Vec::new();
+        for (class, level) in &raw.lints {
+            let c = class.get_ref().as_str();
+            if !LINT_CLASSES.contains(&c) {
+                let help = match did_you_mean(c, LINT_CLASSES.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("lintable classes: {}", LINT_CLASSES.join(", ")),
+                };
+                self.error(
+                    class.span(),
+                    format!("unknown safety class `{c}`"),
+                    Some(help),
+                );
+                continue;
+            }
+            let l = match level.get_ref().as_str() {
+                "allow" => Level::Allow,
+                "warn" => Level::Warn,
+                "deny" => Level::Deny,
+                other => {
+                    self.error(
+                        level.span(),
+                        format!("unknown lint level `{other}`"),
+                        Some("use \"allow\", \"warn\" or \"deny\"".into()),
+                    );
+                    continue;
+                }
+            };
+            out.push((c.to_string(), l));
+        }
+        out
     }
 
     fn lookup(

@@ -2,7 +2,7 @@
 //! witnesses the exhaustive checker reports, and cross-checks the two engines.
 
 use z3::ast::{BV, Bool};
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 use super::{checks, ctx_of, table_prefix, width};
 use crate::Input;
@@ -42,29 +42,83 @@ impl Default for Z3Options {
 }
 
 /// Runs one SMT-LIB script and enumerates up to `limit` models of `vars` (bit-vectors of
-/// `width` bits), each blocked before the next query.
+/// `width` bits), each blocked before the next query. Every `check` gets `opts.timeout_ms`.
+///
+/// The time limit is enforced by our own watchdog thread calling `Z3_interrupt`, not by z3's
+/// `timeout` parameter: the libz3 4.8 timer can stall when several solvers run on parallel
+/// threads, which is exactly how `verify` and the test harness use it.
 pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
+    use std::sync::{Condvar, Mutex};
+    use std::time::{Duration, Instant};
     // The logic the script declares picks z3's non-incremental strategy for it, which is
-    // markedly faster here than the default incremental solver.
+    // markedly faster here than the default incremental solver; enumerating many models
+    // re-solves after every blocking clause, where the incremental solver keeps what it learnt.
     let logic = script.lines().find_map(|l| {
         l.strip_prefix("(set-logic ")
             .and_then(|r| r.strip_suffix(')'))
     });
-    // Enumerating many models re-solves after every blocking clause: the incremental solver
-    // keeps what it learnt, so it wins there.
     let solver = if opts.limit > 1 {
         Solver::new()
     } else {
         logic.and_then(Solver::new_for_logic).unwrap_or_default()
     };
-    let mut params = Params::new();
-    params.set_u32("timeout", opts.timeout_ms);
-    solver.set_params(&params);
     solver.from_string(script);
     let consts: Vec<BV> = vars.iter().map(|v| BV::new_const(*v, width)).collect();
+    let ctx = z3::Context::thread_local();
+    let handle = ctx.handle();
+    // (deadline of the running check, finished)
+    let state: (Mutex<(Option<Instant>, bool)>, Condvar) =
+        (Mutex::new((None, false)), Condvar::new());
+    let timeout = Duration::from_millis(opts.timeout_ms as u64);
+    let set = |deadline: Option<Instant>, done: bool| {
+        let mut g = state.0.lock().unwrap_or_else(|e| e.into_inner());
+        *g = (deadline, done);
+        state.1.notify_all();
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut g = state.0.lock().unwrap_or_else(|e| e.into_inner());
+            while !g.1 {
+                match g.0 {
+                    None => g = state.1.wait(g).unwrap_or_else(|e| e.into_inner()),
+                    Some(deadline) => {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            handle.interrupt();
+                            g.0 = None;
+                        } else {
+                            g = state
+                                .1
+                                .wait_timeout(g, deadline - now)
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0;
+                        }
+                    }
+                }
+            }
+        });
+        let check = || {
+            set(Some(Instant::now() + timeout), false);
+            let r = solver.check();
+            set(None, false);
+            r
+        };
+        let verdict = enumerate(&solver, &consts, width, opts.limit, check);
+        set(None, true);
+        verdict
+    })
+}
+
+fn enumerate(
+    solver: &Solver,
+    consts: &[BV],
+    width: u32,
+    limit: usize,
+    mut check: impl FnMut() -> SatResult,
+) -> Verdict {
     let mut found: Vec<Vec<usize>> = Vec::new();
     loop {
-        match solver.check() {
+        match check() {
             SatResult::Unsat if found.is_empty() => return Verdict::Holds,
             SatResult::Unsat => {
                 return Verdict::Violated {
@@ -76,6 +130,11 @@ pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdic
                 let reason = solver
                     .get_reason_unknown()
                     .unwrap_or_else(|| "unknown".into());
+                let reason = if reason == "canceled" {
+                    "timeout".to_string()
+                } else {
+                    reason
+                };
                 return if found.is_empty() {
                     Verdict::Unknown(reason)
                 } else {
@@ -99,7 +158,7 @@ pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdic
                     );
                 };
                 found.push(values.iter().map(|&v| v as usize).collect());
-                if found.len() >= opts.limit {
+                if found.len() >= limit {
                     return Verdict::Violated {
                         witnesses: found,
                         complete: false,
@@ -365,6 +424,7 @@ pub fn report(input: &Input, verdicts: &[(Check, Verdict)], witness_limit: usize
         undefined_pairs: undefined,
         laws,
         engines: vec!["z3"],
+        lints: Vec::new(),
     }
 }
 

@@ -109,3 +109,56 @@ fn json_shape_and_snapshot() {
         .unwrap();
     insta::assert_snapshot!("safety__jax", String::from_utf8(md.stdout).unwrap());
 }
+
+#[test]
+fn denied_lints_fail_the_check_and_allowed_ones_are_silent() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "check",
+        "--engine",
+        "exhaustive",
+        "tests/data/lints-deny.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("all laws hold, 1 lint denied"), "{out}");
+    assert!(out.contains("error[precision-loss]: 2 promotions lose precision, e.g. int8 → float8_e4m3x (edge): 17 becomes 16"), "{out}");
+    assert!(!out.contains("[overflow]"), "allowed: {out}");
+    let o = run(&[
+        "check",
+        "--engine",
+        "exhaustive",
+        "--format",
+        "json",
+        "tests/data/lints-deny.toml",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["files"][0];
+    assert_eq!(f["ok"], false);
+    assert_eq!(f["lints"][0]["class"], "precision-loss");
+    assert_eq!(f["lints"][0]["level"], "deny");
+    assert_eq!(f["lints"][0]["count"], 2);
+    assert_eq!(
+        f["lints"][0]["conversions"][0]["witness"],
+        serde_json::json!({"value": "17", "becomes": "16"})
+    );
+    // The same policy without [lints] only warns: exit 0.
+    let o = run(&[
+        "check",
+        "--engine",
+        "exhaustive",
+        "tests/data/custom-format.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .contains("warning[precision-loss]")
+    );
+}
