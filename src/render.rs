@@ -125,51 +125,31 @@ pub fn human(r: &Report, o: ReportOptions) -> String {
         .iter()
         .filter(|l| l.status == Status::Unknown)
         .collect();
-    let mut out = if violated.is_empty() && unknown.is_empty() && denied > 0 {
-        format!(
-            "{}✗{} {}{}{} — {kind} `{}`: {shape}; all laws hold, {} denied{partial}{}{engines}{}\n",
+    let (mark, colour, verdict) = if !violated.is_empty() {
+        (
+            "✗",
             s.bad,
-            s.reset,
-            s.bold,
-            r.path,
-            s.reset,
-            r.name,
-            plural(denied as u64, "lint"),
-            s.dim,
-            s.reset
+            format!("{} violated", plural(violated.len() as u64, "law")),
         )
-    } else if violated.is_empty() && unknown.is_empty() {
-        format!(
-            "{}✓{} {}{}{} — {kind} `{}`: {shape}; all laws hold{partial}{}{engines}{}\n",
-            s.ok, s.reset, s.bold, r.path, s.reset, r.name, s.dim, s.reset
-        )
-    } else if violated.is_empty() {
-        format!(
-            "{}?{} {}{}{} — {kind} `{}`: {shape}; {} undecided{partial}{}{engines}{}\n",
+    } else if !unknown.is_empty() {
+        (
+            "?",
             s.bad,
-            s.reset,
-            s.bold,
-            r.path,
-            s.reset,
-            r.name,
-            plural(unknown.len() as u64, "law"),
-            s.dim,
-            s.reset
+            format!("{} undecided", plural(unknown.len() as u64, "law")),
+        )
+    } else if denied > 0 {
+        (
+            "✗",
+            s.bad,
+            format!("all laws hold, {} denied", plural(denied as u64, "lint")),
         )
     } else {
-        format!(
-            "{}✗{} {}{}{} — {kind} `{}`: {shape}; {} violated{partial}{}{engines}{}\n",
-            s.bad,
-            s.reset,
-            s.bold,
-            r.path,
-            s.reset,
-            r.name,
-            plural(violated.len() as u64, "law"),
-            s.dim,
-            s.reset
-        )
+        ("✓", s.ok, "all laws hold".to_string())
     };
+    let mut out = format!(
+        "{colour}{mark}{} {}{}{} — {kind} `{}`: {shape}; {verdict}{partial}{}{engines}{}\n",
+        s.reset, s.bold, r.path, s.reset, r.name, s.dim, s.reset
+    );
     for l in &unknown {
         out += &format!(
             "  {}unknown[{}]{}: {}\n",
