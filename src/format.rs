@@ -462,8 +462,9 @@ impl Source {
 /// (but correctly rounded), and with NumPy's NaN conventions: a cast to the same format copies
 /// the bits; NumPy's own casts between float16, float32 and float64 keep the NaN payload
 /// (the float32 ↔ float64 hardware conversions also set the quiet bit; narrowing to float16
-/// keeps the top payload bits, and a payload that would vanish becomes 1); every other cast
-/// (ml_dtypes') produces the destination's canonical NaN.
+/// keeps the top payload bits, and a payload that would vanish becomes 1); ml_dtypes widens
+/// bfloat16 to float32 by a shift (payload kept) and to float64 through float32; every other
+/// cast (ml_dtypes') produces the destination's canonical NaN.
 pub fn cast_bits(src: &FloatFormat, dst: &FloatFormat, bits: u64) -> u64 {
     if src == dst {
         return bits;
@@ -477,8 +478,18 @@ pub fn cast_bits(src: &FloatFormat, dst: &FloatFormat, bits: u64) -> u64 {
     dst.encode(v)
 }
 
-/// NaN payload propagation of NumPy's native float16/float32/float64 casts.
+/// NaN payload propagation of NumPy's native float16/float32/float64 casts, and of
+/// ml_dtypes' bfloat16 → float32 (a bit shift) and bfloat16 → float64 (through float32).
 fn native_nan(src: &FloatFormat, dst: &FloatFormat, bits: u64, neg: bool) -> Option<u64> {
+    if src.name == "bfloat16" && matches!(dst.name.as_str(), "float32" | "float64") {
+        let f32f = float_format("float32").expect("catalogue");
+        let widened = bits << 16;
+        return if dst.name == "float32" {
+            Some(widened)
+        } else {
+            native_nan(&f32f, dst, widened, neg)
+        };
+    }
     let native = |f: &FloatFormat| matches!(f.name.as_str(), "float16" | "float32" | "float64");
     if !(native(src) && native(dst)) {
         return None;

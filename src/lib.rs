@@ -10,6 +10,7 @@ pub mod diag;
 pub mod dtype;
 pub mod explain;
 pub mod format;
+pub mod kernel;
 pub mod lattice;
 pub mod laws;
 pub mod observed;

@@ -4,6 +4,7 @@ mod casts;
 mod cli;
 mod docs;
 mod errors;
+mod kernels;
 mod laws;
 mod oracle;
 mod props;
