@@ -40,10 +40,12 @@ fn f32_patterns() -> Vec<u32> {
 fn f32_kernels_equal_the_codec() {
     let input = f32_patterns();
     let src = f("float32");
-    for dst in ["bfloat16", "float16"] {
+    for dst in SMALL_FLOATS {
         let d = f(dst);
         let caster = Caster::new(&src, &d);
-        assert_ne!(caster.kernel(), "codec", "{dst} has a fast kernel");
+        if *dst != "float8_e8m0fnu" {
+            assert_ne!(caster.kernel(), "codec", "{dst} has a fast kernel");
+        }
         let mut out = vec![0u16; input.len()];
         caster.run(&input, &mut out);
         for (&x, &y) in input.iter().zip(&out) {
