@@ -5,11 +5,12 @@ _make_lattice_upper_bounds + _least_upper_bound over every pair) on the same lat
 
 Usage: python3 benches/compare_jax_python.py   (from the crate root; needs cargo, no jax)
 """
-import re
 import subprocess
 import sys
 import time
 import tomllib
+
+from divan_figures import divan_median
 
 
 def upper_bounds(lattice):
@@ -59,14 +60,6 @@ def best_of(f, budget=2.0, max_runs=50):
         f()
         times.append(time.perf_counter() - t0)
     return sorted(times)[len(times) // 2]
-
-
-def divan_median(text, name):
-    m = re.search(rf"{re.escape(name)}\s+\S+ \S+\s+│\s+\S+ \S+\s+│\s+(\S+) (\S+)", text)
-    if not m:
-        return None
-    value, unit = float(m.group(1)), m.group(2)
-    return value * {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 
 
 def main():

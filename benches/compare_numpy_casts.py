@@ -7,10 +7,11 @@ Skips (exit 0) when numpy or ml_dtypes is missing.
 
 Usage: python3 benches/compare_numpy_casts.py   (from the crate root)
 """
-import re
 import subprocess
 import sys
 import time
+
+from divan_figures import divan_median
 
 try:
     import ml_dtypes
@@ -41,14 +42,6 @@ def numpy_median(bits, src, dst, runs=10):
             np.copyto(out, x, casting="unsafe")
             times.append(time.perf_counter() - t0)
     return sorted(times)[len(times) // 2]
-
-
-def divan_median(text, name):
-    m = re.search(rf"{re.escape(name)}\s+\S+ \S+\s+│\s+\S+ \S+\s+│\s+(\S+) (\S+)", text)
-    if not m:
-        return None
-    value, unit = float(m.group(1)), m.group(2)
-    return value * {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 
 
 def main():

@@ -351,17 +351,16 @@ fn check(
         reports.push(report);
     }
     if let CheckFormat::Json = format {
-        let mut doc: serde_json::Value =
-            serde_json::from_str(&render::json(&reports, o)).expect("own JSON parses");
-        if let Some(files) = doc["files"].as_array_mut() {
-            for e in &failed {
-                let d = &e.diagnostics[0];
-                files.push(serde_json::json!({
-                    "path": d.path, "ok": false, "error": e.to_string(),
-                    "violations": [],
-                }));
-            }
+        let mut files: Vec<serde_json::Value> =
+            reports.iter().map(|r| render::json_file(r, o)).collect();
+        for e in &failed {
+            let d = &e.diagnostics[0];
+            files.push(serde_json::json!({
+                "path": d.path, "ok": false, "error": e.to_string(),
+                "violations": [],
+            }));
         }
+        let doc = serde_json::json!({ "files": files });
         let _ = writeln!(
             stdout,
             "{}",
