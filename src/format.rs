@@ -8,7 +8,7 @@
 use crate::spec::NanEncoding;
 
 /// A binary floating-point format.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FloatFormat {
     pub name: String,
     pub exponent_bits: u32,
@@ -73,7 +73,9 @@ impl FloatFormat {
     fn max_fields(&self) -> (u64, u64) {
         match self.nan {
             NanEncoding::Ieee => (self.exp_all_ones() - 1, self.man_all_ones()),
-            NanEncoding::AllOnes => (self.exp_all_ones(), self.man_all_ones().saturating_sub(1)),
+            // All-ones NaN without mantissa bits (float8_e8m0fnu): the NaN takes the top code.
+            NanEncoding::AllOnes if self.mantissa_bits == 0 => (self.exp_all_ones() - 1, 0),
+            NanEncoding::AllOnes => (self.exp_all_ones(), self.man_all_ones() - 1),
             NanEncoding::NegativeZero | NanEncoding::None => {
                 (self.exp_all_ones(), self.man_all_ones())
             }

@@ -96,6 +96,10 @@ enum Cmd {
         file: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: SafetyFormat,
+        /// How sources wider than 16 bits are decided: a boundary-value search, or the search
+        /// followed by z3's proof (the default when built with z3).
+        #[arg(long, value_enum, default_value_t = SafetyEngine::default())]
+        engine: SafetyEngine,
     },
     /// Print the join table of a policy or observed table.
     Table {
@@ -227,7 +231,11 @@ fn main() -> ExitCode {
             format,
             output,
         } => table(&file, format, output.as_deref()),
-        Cmd::Safety { file, format } => safety(&file, format),
+        Cmd::Safety {
+            file,
+            format,
+            engine,
+        } => safety(&file, format, engine),
         Cmd::Cast {
             src,
             dst,
@@ -335,7 +343,11 @@ fn check(
         let report = match verify(&input, engine, o, timeout) {
             Ok(mut r) => {
                 if let Input::Policy { policy, joins, .. } = &input {
-                    r.lints = typejoin::safety::lint(policy, &joins.table);
+                    let by = match engine {
+                        Engine::Exhaustive => typejoin::safety::Engine::Search,
+                        Engine::Z3 | Engine::Both => typejoin::safety::Engine::Z3,
+                    };
+                    r.lints = typejoin::safety::lint(policy, &joins.table, by);
                 }
                 r
             }
@@ -762,7 +774,32 @@ fn cast(
     Ok(0)
 }
 
-fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SafetyEngine {
+    Search,
+    Z3,
+}
+
+impl Default for SafetyEngine {
+    fn default() -> Self {
+        match typejoin::safety::Engine::best() {
+            typejoin::safety::Engine::Z3 => SafetyEngine::Z3,
+            typejoin::safety::Engine::Search => SafetyEngine::Search,
+        }
+    }
+}
+
+fn safety(file: &Path, format: SafetyFormat, engine: SafetyEngine) -> Result<u8, LoadError> {
+    if engine == SafetyEngine::Z3 && !cfg!(feature = "z3") {
+        return Err(LoadError::one(
+            Diagnostic::file("typejoin", "this typejoin was built without z3")
+                .with_help("use `--engine search`, or rebuild with the default `z3` feature"),
+        ));
+    }
+    let engine = match engine {
+        SafetyEngine::Search => typejoin::safety::Engine::Search,
+        SafetyEngine::Z3 => typejoin::safety::Engine::Z3,
+    };
     let input = load(file)?;
     let Input::Policy { policy, joins, .. } = &input else {
         return Err(LoadError::one(
@@ -773,7 +810,7 @@ fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
             .with_help("an observed table has no formats or edges; check it with `typejoin check`"),
         ));
     };
-    let conversions = typejoin::safety::analyse(policy, &joins.table);
+    let conversions = typejoin::safety::analyse(policy, &joins.table, engine);
     let text = match format {
         SafetyFormat::Json => {
             let list: Vec<serde_json::Value> = conversions
@@ -782,6 +819,7 @@ fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
                     serde_json::json!({
                         "from": c.from, "to": c.to, "via": c.via, "class": c.class.key(),
                         "witness": c.witness,
+                        "decided_by": c.decided_by.key(),
                         "all": c.all.iter().map(|(k, w)| serde_json::json!({"class": k.key(), "value": w.value, "becomes": w.becomes})).collect::<Vec<_>>(),
                     })
                 })
@@ -792,20 +830,22 @@ fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
             t
         }
         SafetyFormat::Markdown => {
-            let mut t =
-                String::from("| from | to | via | class | witness |\n|---|---|---|---|---|\n");
+            let mut t = String::from(
+                "| from | to | via | class | witness | decided by |\n|---|---|---|---|---|---|\n",
+            );
             for c in &conversions {
                 let w = c
                     .witness
                     .as_ref()
                     .map_or(String::new(), |w| format!("{} → {}", w.value, w.becomes));
                 t += &format!(
-                    "| {} | {} | {} | {} | {} |\n",
+                    "| {} | {} | {} | {} | {} | {} |\n",
                     c.from.replace('*', "\\*"),
                     c.to.replace('*', "\\*"),
                     c.via,
                     c.class.key(),
-                    w
+                    w,
+                    c.decided_by.key()
                 );
             }
             t
@@ -817,10 +857,11 @@ fn safety(file: &Path, format: SafetyFormat) -> Result<u8, LoadError> {
                     format!(": {} becomes {}", w.value, w.becomes)
                 });
                 t += &format!(
-                    "{:<18} → {:<18} {:<4}  {}{w}\n",
+                    "{:<18} → {:<18} {:<4}  {:<11}  {}{w}\n",
                     c.from,
                     c.to,
                     c.via,
+                    c.decided_by.key(),
                     c.class.key()
                 );
             }

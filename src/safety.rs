@@ -3,11 +3,14 @@
 //! dropped imaginary part, each with a concrete witness (the smallest in magnitude).
 //!
 //! Sources of at most 16 bits are decided by enumerating every value. Wider sources (int32,
-//! int64, float32, float64, complex) are searched on targeted boundary values (powers of two
-//! and their neighbours, the destination's rounding and overflow thresholds, extremes), every
-//! witness re-checked by the codec; such a conversion is reported `exact` only when the formats'
-//! parameters prove it (range and precision contained), and `unknown` when neither a witness
-//! nor a proof exists.
+//! int64, float32, float64, complex) are first searched on targeted boundary values (powers of
+//! two and their neighbours, the destination's rounding and overflow thresholds, extremes),
+//! then decided by z3 (`smt::value`): for each class, z3 proves that no value shows it below
+//! the search's witness (so the witness is the smallest), or that none shows it at all, or
+//! finds a smaller one, which is then minimised by bisection on the magnitude. Every z3
+//! witness is re-checked by the codec. Without z3 (`Engine::Search`, or a build without the
+//! feature), a wide conversion is `exact` only when the formats' parameters prove it, and
+//! `unknown` when neither a witness nor a proof exists.
 
 use serde::Serialize;
 
@@ -57,10 +60,59 @@ pub struct Conversion {
     pub witness: Option<Witness>,
     /// Every class found, each with its smallest witness.
     pub all: Vec<(Class, Witness)>,
+    /// How the classes were decided.
+    pub decided_by: Method,
+}
+
+/// How a conversion's classes were decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Every source value was converted (sources of at most 16 bits).
+    Enumeration,
+    /// z3 proved each class absent or its witness the smallest.
+    Z3,
+    /// Exact by the formats' parameters: the destination holds the source's range and
+    /// precision (identical formats, int32 → float64, float32 → complex128, …).
+    Formats,
+    /// Boundary-value search; `exact` only by the formats' parameters.
+    Search,
+}
+
+impl Method {
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Enumeration => "enumeration",
+            Method::Z3 => "z3",
+            Method::Formats => "formats",
+            Method::Search => "search",
+        }
+    }
+}
+
+/// Which engine decides conversions of sources wider than 16 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Boundary-value search only.
+    Search,
+    /// Search, then z3 (falls back to the search's answer, marked `search`, when z3 cannot
+    /// encode the conversion or gives up).
+    Z3,
+}
+
+impl Engine {
+    /// z3 when this build has it.
+    pub fn best() -> Engine {
+        if cfg!(feature = "z3") {
+            Engine::Z3
+        } else {
+            Engine::Search
+        }
+    }
 }
 
 /// A dtype's numeric format for value analysis.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Numeric {
     Int { bits: u32, signed: bool },
     Float(FloatFormat),
@@ -159,7 +211,7 @@ fn same_value(a: Value, b: Value) -> bool {
 }
 
 /// What one finite source value becomes, and the class of that change.
-fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
+pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
     let neg = matches!(v, Value::Finite { neg: true, mant, .. } if mant != 0);
     match to {
         Numeric::Int { bits, signed } => {
@@ -227,13 +279,17 @@ fn unbounded(f: &FloatFormat, v: Value) -> Value {
     wide.decode(wide.encode(v))
 }
 
+/// The real format of a complex one's components; others unchanged.
+fn component(n: &Numeric) -> Numeric {
+    match n {
+        Numeric::Complex(f) => Numeric::Float(f.clone()),
+        other => other.clone(),
+    }
+}
+
 /// Finite values of a source format to try: every value for ≤ 16 bits, boundary values above.
 fn candidates(from: &Numeric, to: &Numeric) -> (Vec<Value>, bool) {
     let exhaustive = from.width() <= 16;
-    let component = |n: &Numeric| match n {
-        Numeric::Complex(f) => Numeric::Float(f.clone()),
-        other => other.clone(),
-    };
     let src = component(from);
     let mut out = Vec::new();
     match &src {
@@ -255,7 +311,9 @@ fn candidates(from: &Numeric, to: &Numeric) -> (Vec<Value>, bool) {
                     // Integer thresholds, and the integers on either side of fractional ones.
                     if let Value::Finite { mant, exp, .. } = t {
                         if exp >= 0 && mant.leading_zeros() > exp as u32 {
-                            mags.push(mant << exp);
+                            // A tie may round either way: try both neighbours.
+                            let t = mant << exp;
+                            mags.extend([t - 1, t, t + 1]);
                         } else if exp < 0 && -exp < 128 {
                             let whole = mant >> -exp;
                             mags.extend([whole, whole + 1]);
@@ -391,17 +449,16 @@ fn min_exponent(f: &FloatFormat) -> i32 {
     }
 }
 
+/// Each class found, with its smallest witness and what it becomes.
+pub type Found = std::collections::BTreeMap<Class, (Value, Value)>;
+
 /// Classifies the conversion of every value of `from` into `to`.
-pub fn classify(from: &Numeric, to: &Numeric) -> (Class, Vec<(Class, Witness)>) {
-    let mut best: std::collections::BTreeMap<Class, (Value, Value)> = Default::default();
-    if let (Numeric::Complex(_), Numeric::Int { .. } | Numeric::Float(_)) = (from, to) {
-        let one = Value::Finite {
-            neg: false,
-            mant: 1,
-            exp: 0,
-        };
-        best.insert(Class::DropsComponent, (one, Value::zero(false)));
-    }
+pub fn classify(
+    from: &Numeric,
+    to: &Numeric,
+    engine: Engine,
+) -> (Class, Vec<(Class, Witness)>, Method) {
+    let mut best: Found = Default::default();
     let (values, exhaustive) = candidates(from, to);
     for v in values {
         let (class, back) = classify_value(v, to);
@@ -415,6 +472,27 @@ pub fn classify(from: &Numeric, to: &Numeric) -> (Class, Vec<(Class, Witness)>) 
         if better {
             best.insert(class, (v, back));
         }
+    }
+    let mut method = if exhaustive {
+        Method::Enumeration
+    } else {
+        Method::Search
+    };
+    if !exhaustive && best.is_empty() && provably_exact(from, to) {
+        method = Method::Formats;
+    } else if !exhaustive && engine == Engine::Z3 {
+        if let Some(proved) = prove_cached(from, to, &best) {
+            best = proved;
+            method = Method::Z3;
+        }
+    }
+    if let (Numeric::Complex(_), Numeric::Int { .. } | Numeric::Float(_)) = (from, to) {
+        let one = Value::Finite {
+            neg: false,
+            mant: 1,
+            exp: 0,
+        };
+        best.insert(Class::DropsComponent, (one, Value::zero(false)));
     }
     let all: Vec<(Class, Witness)> = best
         .iter()
@@ -434,50 +512,201 @@ pub fn classify(from: &Numeric, to: &Numeric) -> (Class, Vec<(Class, Witness)>) 
         .collect();
     let class = match all.iter().map(|(c, _)| *c).max() {
         Some(c) => c,
-        None if exhaustive || provably_exact(from, to) => Class::Exact,
+        None if method != Method::Search => Class::Exact,
         None => Class::Unknown,
     };
-    (class, all)
+    (class, all, method)
+}
+
+/// z3's answer for a wide conversion, remembered per process: policies share most of them.
+fn prove_cached(from: &Numeric, to: &Numeric, found: &Found) -> Option<Found> {
+    #[cfg(feature = "z3")]
+    {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        type Cache = Mutex<HashMap<(Numeric, Numeric), Option<Found>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let key = (component(from), component(to));
+        if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return hit.clone();
+        }
+        let answer = prove(from, to, found).ok();
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, answer.clone());
+        answer
+    }
+    #[cfg(not(feature = "z3"))]
+    {
+        let _ = (from, to, found);
+        None
+    }
+}
+
+/// Decides every class of a wide conversion with z3, starting from the search's witnesses:
+/// each is proved the smallest, or replaced by a smaller one z3 finds; a class the search
+/// missed is proved absent or found. `Err` when z3 cannot encode the conversion, gives up, or
+/// a witness disagrees with the codec.
+#[cfg(feature = "z3")]
+pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, String> {
+    use crate::smt::solve::{Verdict, Z3Options, solve};
+    let (from, to) = (component(from), component(to));
+    let enc = crate::smt::value::Encoding::new(&from, &to)
+        .ok_or_else(|| "z3 cannot encode this conversion".to_string())?;
+    if let Some(c) = found.keys().find(|c| !enc.classes().contains(c)) {
+        return Err(format!(
+            "the search found {} the encoding rules out",
+            c.key()
+        ));
+    }
+    // A model's witness, re-checked by the codec.
+    let model = |class: Class, below: Option<u128>| -> Result<Option<(Value, Value)>, String> {
+        match solve(
+            &enc.script(class, below),
+            &["x"],
+            enc.width,
+            Z3Options::default(),
+        ) {
+            Verdict::Holds => Ok(None),
+            Verdict::Violated { witnesses, .. } => {
+                let v = enc.decode(witnesses[0][0] as u64);
+                let (c, back) = classify_value(v, &to);
+                if c != class {
+                    return Err(format!(
+                        "z3's {} witness {} is {} by the codec",
+                        class.key(),
+                        v.display(),
+                        c.key()
+                    ));
+                }
+                Ok(Some((v, back)))
+            }
+            Verdict::Unknown(reason) => Err(reason),
+        }
+    };
+    let mut out = Found::new();
+    for class in enc.classes() {
+        let known = found.get(&class).copied();
+        let bound = known.map(|(v, _)| enc.magnitude(v));
+        let Some(mut best) = model(class, bound)?.or(known) else {
+            continue; // proved absent
+        };
+        if known.is_none_or(|k| k.0 != best.0) {
+            // z3 found a witness the search did not: bisect on the magnitude.
+            let (mut lo, mut hi) = (0u128, enc.magnitude(best.0));
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match model(class, Some(mid + 1))? {
+                    Some(w) => {
+                        hi = enc.magnitude(w.0);
+                        best = w;
+                    }
+                    None => lo = mid + 1,
+                }
+            }
+        }
+        // Of the two signs at the smallest magnitude, prefer the positive value.
+        let in_range = |mant: u128| match from {
+            Numeric::Int { bits, signed: true } => mant < 1u128 << (bits - 1),
+            _ => true,
+        };
+        if let Value::Finite {
+            neg: true,
+            mant,
+            exp,
+        } = best.0
+            && in_range(mant)
+        {
+            let pos = Value::Finite {
+                neg: false,
+                mant,
+                exp,
+            };
+            let (c, back) = classify_value(pos, &to);
+            if c == class {
+                best = (pos, back);
+            }
+        }
+        out.insert(class, best);
+    }
+    Ok(out)
 }
 
 /// The safety of every edge and every join of a policy, in declaration order.
-pub fn analyse(policy: &Policy, table: &crate::Table) -> Vec<Conversion> {
-    let mut out = Vec::new();
+pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Conversion> {
+    let mut pairs: Vec<(usize, usize, &'static str)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut push = |a: usize, j: usize, via: &'static str, out: &mut Vec<Conversion>| {
-        if a == j || !seen.insert((a, j)) {
-            return;
+    let mut push = |a: usize, j: usize, via: &'static str| {
+        if a != j && seen.insert((a, j)) {
+            pairs.push((a, j, via));
         }
-        let (from, to) = (&policy.dtypes[a], &policy.dtypes[j]);
-        let (Some(fa), Some(fj)) = (Numeric::of(policy, a), Numeric::of(policy, j)) else {
-            return; // a weak type without a materialisation has no values to analyse
-        };
-        let (class, all) = classify(&fa, &fj);
-        let witness = all
-            .iter()
-            .find(|(c, _)| *c == class)
-            .map(|(_, w)| w.clone());
-        out.push(Conversion {
-            from: from.clone(),
-            to: to.clone(),
-            via,
-            class,
-            witness,
-            all,
-        });
     };
     for e in &policy.edges {
-        push(e.from, e.to, "edge", &mut out);
+        push(e.from, e.to, "edge");
     }
     let n = table.n();
     for a in 0..n {
         for b in 0..n {
             if let Some(j) = table.get(a, b) {
-                push(a, j, "join", &mut out);
+                push(a, j, "join");
             }
         }
     }
-    out
+    let formats: Vec<(usize, usize, &'static str, Numeric, Numeric)> = pairs
+        .into_iter()
+        .filter_map(|(a, j, via)| {
+            // A weak type without a materialisation has no values to analyse.
+            Some((a, j, via, Numeric::of(policy, a)?, Numeric::of(policy, j)?))
+        })
+        .collect();
+    let classified = parallel_map(&formats, |(_, _, _, fa, fj)| classify(fa, fj, engine));
+    formats
+        .iter()
+        .zip(classified)
+        .map(|((a, j, via, _, _), (class, all, decided_by))| Conversion {
+            from: policy.dtypes[*a].clone(),
+            to: policy.dtypes[*j].clone(),
+            via,
+            class,
+            witness: all
+                .iter()
+                .find(|(c, _)| *c == class)
+                .map(|(_, w)| w.clone()),
+            all,
+            decided_by,
+        })
+        .collect()
+}
+
+/// `f` over `items` on every core, results in order (z3 queries dominate and are independent).
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(items.len()).max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
+                        };
+                        done.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a safety worker panicked"))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
@@ -495,7 +724,7 @@ mod tests {
     }
 
     fn check(from: &str, to: &str) -> (Class, Option<(String, String)>) {
-        let (c, all) = classify(&num(from), &num(to));
+        let (c, all, _) = classify(&num(from), &num(to), Engine::best());
         let w = all
             .iter()
             .find(|(k, _)| *k == c)
@@ -556,8 +785,8 @@ pub struct LintResult {
 }
 
 /// The policy's lints: for each lossy class that occurs and is not allowed, the conversions.
-pub fn lint(policy: &Policy, table: &crate::Table) -> Vec<LintResult> {
-    let all = analyse(policy, table);
+pub fn lint(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<LintResult> {
+    let all = analyse(policy, table, engine);
     [
         Class::PrecisionLoss,
         Class::Overflow,

@@ -10,6 +10,7 @@
 
 #[cfg(feature = "z3")]
 pub mod solve;
+pub mod value;
 
 use sha2::Digest;
 

@@ -14,7 +14,7 @@ fn conversions(path: &str) -> Vec<safety::Conversion> {
     let Input::Policy { policy, joins, .. } = &input else {
         panic!()
     };
-    safety::analyse(policy, &joins.table)
+    safety::analyse(policy, &joins.table, safety::Engine::best())
 }
 
 fn find<'a>(cs: &'a [safety::Conversion], from: &str, to: &str) -> &'a safety::Conversion {
@@ -62,6 +62,130 @@ fn jax_examples() {
     assert_eq!(c.class, Class::Overflow);
     assert_eq!(find(&cs, "float32", "complex64").class, Class::Exact);
     assert!(cs.iter().all(|c| c.class != Class::Unknown));
+}
+
+/// z3 decides every wide conversion of the shipped policies, and proves every witness of the
+/// boundary search the smallest.
+#[cfg(feature = "z3")]
+#[test]
+fn z3_decides_every_wide_conversion() {
+    for path in [
+        "lattices/jax.toml",
+        "lattices/array-api.toml",
+        "lattices/python.toml",
+    ] {
+        let input = load(path);
+        let Input::Policy { policy, joins, .. } = &input else {
+            panic!()
+        };
+        let proved = safety::analyse(policy, &joins.table, safety::Engine::Z3);
+        let searched = safety::analyse(policy, &joins.table, safety::Engine::Search);
+        for (z, s) in proved.iter().zip(&searched) {
+            let wide = !matches!(
+                z.decided_by,
+                safety::Method::Enumeration | safety::Method::Formats
+            );
+            assert!(
+                !wide || z.decided_by == safety::Method::Z3,
+                "{path}: {} → {} decided by {:?}",
+                z.from,
+                z.to,
+                z.decided_by
+            );
+            assert_eq!(
+                (&z.from, &z.to, z.class, &z.all),
+                (&s.from, &s.to, s.class, &s.all)
+            );
+        }
+    }
+}
+
+/// Given a witness that is not the smallest, z3 finds the smallest by bisection:
+/// int32 → float8_e4m3fn overflows first at 465 (464 ties to 448; 465 rounds to 480, which is
+/// e4m3fn's NaN code), not at 510; and it finds a class the search did not report at all.
+#[cfg(feature = "z3")]
+#[test]
+fn z3_minimises_a_witness() {
+    use typejoin::format::{Source, Value};
+    let num = |n: &str| match Source::named(n).unwrap() {
+        Source::Float(f) => safety::Numeric::Float(f),
+        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+    };
+    let int = |m: u128| Value::Finite {
+        neg: false,
+        mant: m,
+        exp: 0,
+    };
+    let (from, to) = (num("int32"), num("float8_e4m3fn"));
+    let nan = Value::Nan { neg: false };
+    let given: safety::Found = [(Class::Overflow, (int(510), nan))].into();
+    let proved = safety::prove(&from, &to, &given).unwrap();
+    assert_eq!(proved[&Class::Overflow].0, int(465));
+    assert_eq!(proved[&Class::PrecisionLoss].0, int(17));
+    assert_eq!(proved.len(), 2);
+    let (class, all, _) = safety::classify(&from, &to, safety::Engine::Z3);
+    assert_eq!(class, Class::Overflow);
+    assert_eq!(
+        (all[1].1.value.as_str(), all[1].1.becomes.as_str()),
+        ("465", "nan")
+    );
+}
+
+/// The `formats` method (exact because the destination holds the source's range and
+/// precision) agrees with z3 on every such pair of wide catalogue formats.
+#[cfg(feature = "z3")]
+#[test]
+fn format_containment_agrees_with_z3() {
+    use typejoin::format::Source;
+    let names = [
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "float32",
+        "float64",
+        "int8",
+        "float16",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e8m0fnu",
+        "uint8",
+    ];
+    let num = |n: &str| match Source::named(n).unwrap() {
+        Source::Float(f) => safety::Numeric::Float(f),
+        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+    };
+    let mut contained = Vec::new();
+    for from in &names[..6] {
+        for to in &names {
+            let (a, b) = (num(from), num(to));
+            let (class, all, method) = safety::classify(&a, &b, safety::Engine::Search);
+            if method != safety::Method::Formats {
+                continue;
+            }
+            assert_eq!((class, all.len()), (Class::Exact, 0));
+            let proved = safety::prove(&a, &b, &Default::default());
+            assert_eq!(proved, Ok(Default::default()), "{from} → {to}");
+            contained.push(format!("{from} → {to}"));
+        }
+    }
+    assert_eq!(
+        contained,
+        [
+            "int32 → int32",
+            "int32 → int64",
+            "int32 → float64",
+            "uint32 → uint32",
+            "uint32 → int64",
+            "uint32 → uint64",
+            "uint32 → float64",
+            "int64 → int64",
+            "uint64 → uint64",
+            "float32 → float32",
+            "float32 → float64",
+            "float64 → float64",
+        ]
+    );
 }
 
 #[test]
