@@ -460,6 +460,101 @@ impl Source {
     }
 }
 
+/// An integer or bool destination of a cast. Sub-byte integers are stored in the low bits of
+/// one byte each, as ml_dtypes stores them (int4 -1 is `0x0f`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntTarget {
+    Bool,
+    Int { bits: u32, signed: bool },
+}
+
+impl IntTarget {
+    /// The integer or bool dtype of a canonical name.
+    pub fn named(name: &str) -> Option<IntTarget> {
+        if name == "bool" {
+            return Some(IntTarget::Bool);
+        }
+        match Source::named(name)? {
+            Source::Int { bits, signed } => Some(IntTarget::Int { bits, signed }),
+            Source::Float(_) => None,
+        }
+    }
+
+    pub fn storage_bytes(self) -> u32 {
+        match self {
+            IntTarget::Bool => 1,
+            IntTarget::Int { bits, .. } => bits.div_ceil(8).next_power_of_two(),
+        }
+    }
+
+    /// The value of a stored pattern.
+    pub fn decode(self, bits: u64) -> Value {
+        match self {
+            IntTarget::Bool => Source::Int {
+                bits: 1,
+                signed: false,
+            }
+            .decode(bits),
+            IntTarget::Int { bits: w, signed } => Source::Int { bits: w, signed }.decode(bits),
+        }
+    }
+
+    /// Converts one pattern of `src`. bool is `value != 0` (NaN is true). Integers wrap
+    /// modulo 2^bits, as NumPy's and ml_dtypes' integer casts do. Floats truncate toward zero;
+    /// a result outside the destination's range saturates and NaN becomes 0, as JAX (XLA) and
+    /// Rust's `as` define it. NumPy leaves those cases to the C cast, whose result depends on
+    /// the source type and the platform (docs/formats.md); for every in-range value all agree.
+    pub fn convert(self, src: &Source, bits: u64) -> u64 {
+        let v = src.decode(bits);
+        let (w, signed) = match self {
+            IntTarget::Bool => {
+                return match v {
+                    Value::Finite { mant: 0, .. } => 0,
+                    _ => 1,
+                };
+            }
+            IntTarget::Int { bits, signed } => (bits, signed),
+        };
+        let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let (lo, hi): (i128, i128) = if signed {
+            (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+        } else {
+            (0, (1i128 << w) - 1)
+        };
+        let int = match (v, src) {
+            (Value::Nan { .. }, _) => 0,
+            (Value::Inf { neg }, _) => {
+                if neg {
+                    lo
+                } else {
+                    hi
+                }
+            }
+            (Value::Finite { neg, mant, exp }, Source::Int { .. }) => {
+                // Wrap: the low bits of the two's complement.
+                let m = (mant << exp.max(0)) as i128;
+                return (if neg { -m } else { m }) as u64 & mask;
+            }
+            (Value::Finite { neg, mant, exp }, Source::Float(_)) => {
+                let whole: u128 = if exp >= 0 {
+                    if exp >= 100 || mant.leading_zeros() < exp as u32 + 2 {
+                        u128::MAX >> 2 // saturates below
+                    } else {
+                        mant << exp
+                    }
+                } else if -exp >= 128 {
+                    0
+                } else {
+                    mant >> -exp
+                };
+                let whole = whole.min(u128::MAX >> 2) as i128;
+                (if neg { -whole } else { whole }).clamp(lo, hi)
+            }
+        };
+        int as u64 & mask
+    }
+}
+
 /// Converts one bit pattern from `src` to `dst`, as NumPy's `astype` does for finite values
 /// (but correctly rounded), and with NumPy's NaN conventions: a cast to the same format copies
 /// the bits; NumPy's own casts between float16, float32 and float64 keep the NaN payload

@@ -640,7 +640,7 @@ fn cast(
     format: CastFormat,
     output: Option<&Path>,
 ) -> Result<u8, LoadError> {
-    use typejoin::format::{Source, cast_bits, float_format};
+    use typejoin::format::{IntTarget, Source, cast_bits, float_format};
     let usage = |msg: String, help: &str| {
         Err(LoadError::one(
             Diagnostic::file("typejoin cast", msg).with_help(help),
@@ -665,11 +665,19 @@ fn cast(
             "sources are float formats, integers and bool",
         );
     };
-    let Some(d) = float_format(dst_name) else {
-        return usage(
-            format!("casts to `{dst_name}` are not supported"),
-            "destinations are float formats (bfloat16, float16/32/64, float8/6/4)",
-        );
+    enum Dst {
+        Float(typejoin::format::FloatFormat),
+        Int(typejoin::format::IntTarget),
+    }
+    let d = match (float_format(dst_name), IntTarget::named(dst_name)) {
+        (Some(f), _) => Dst::Float(f),
+        (None, Some(t)) => Dst::Int(t),
+        (None, None) => {
+            return usage(
+                format!("casts to `{dst_name}` are not supported"),
+                "destinations are float formats, integers and bool",
+            );
+        }
     };
     let inputs: Vec<u64> = match (all, bits) {
         (true, _) if s.width() > 16 => {
@@ -717,21 +725,25 @@ fn cast(
         Source::Float(f) => Some(f.clone()),
         Source::Int { .. } => None,
     };
-    let convert = |x: u64| match &src_float {
-        Some(f) => cast_bits(f, &d, x),
-        None => d.encode(s.decode(x)),
+    let convert = |x: u64| match (&src_float, &d) {
+        (Some(f), Dst::Float(d)) => cast_bits(f, d, x),
+        (None, Dst::Float(d)) => d.encode(s.decode(x)),
+        (_, Dst::Int(t)) => t.convert(&s, x),
+    };
+    let d_bytes = match &d {
+        Dst::Float(f) => f.storage_bytes,
+        Dst::Int(t) => t.storage_bytes(),
+    };
+    let d_decode = |y: u64| match &d {
+        Dst::Float(f) => f.decode(y),
+        Dst::Int(t) => t.decode(y),
     };
     let sw = (s.storage_bytes() * 2) as usize;
-    let dw = (d.storage_bytes * 2) as usize;
+    let dw = (d_bytes * 2) as usize;
     let bytes: Vec<u8> = match format {
         CastFormat::Bin => inputs
             .iter()
-            .flat_map(|&x| {
-                convert(x)
-                    .to_le_bytes()
-                    .into_iter()
-                    .take(d.storage_bytes as usize)
-            })
+            .flat_map(|&x| convert(x).to_le_bytes().into_iter().take(d_bytes as usize))
             .collect(),
         CastFormat::Text => {
             let mut out = String::new();
@@ -742,7 +754,7 @@ fn cast(
                     x,
                     s.decode(x).display(),
                     y,
-                    d.decode(y).display(),
+                    d_decode(y).display(),
                     sw = sw + 2,
                     dw = dw + 2
                 );
@@ -754,7 +766,7 @@ fn cast(
                 .iter()
                 .map(|&x| {
                     let y = convert(x);
-                    serde_json::json!({"bits": x, "value": s.decode(x).display(), "to_bits": y, "to_value": d.decode(y).display()})
+                    serde_json::json!({"bits": x, "value": s.decode(x).display(), "to_bits": y, "to_value": d_decode(y).display()})
                 })
                 .collect();
             let doc = serde_json::json!({"src": src_name, "dst": dst_name, "n": inputs.len(), "results": results});

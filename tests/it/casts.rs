@@ -165,3 +165,108 @@ fn sampled_casts_hash_equal_except_pinned_double_rounding() {
     let int64 = Source::named("int64").unwrap();
     assert_eq!(bf16.encode(int64.decode(24051711)), 0x4bb7); // ml_dtypes: 0x4bb8
 }
+
+/// Casts to bool and every integer destination, over every pattern of each source of at most
+/// 16 bits and the float32/float64/int64 samples, hash-equal to NumPy + ml_dtypes
+/// (tests/data/oracle/int_casts.json, written by scripts/oracle_int_casts.py) on every element
+/// NumPy defines. Elsewhere (NaN, ±inf, out of range) NumPy's C cast is undefined and typejoin
+/// saturates as JAX does; those elements are pinned separately below.
+#[test]
+fn casts_to_integers_and_bool_hash_equal_numpy_where_defined() {
+    use typejoin::format::{IntTarget, Source, Value};
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/data/oracle/int_casts.json")).unwrap(),
+    )
+    .unwrap();
+    let pairs = doc["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 300);
+    let mut bad = Vec::new();
+    for p in pairs {
+        let (src, dst) = (p["src"].as_str().unwrap(), p["dst"].as_str().unwrap());
+        let s = Source::named(src).unwrap();
+        let t = IntTarget::named(dst).unwrap();
+        let inputs: Vec<u64> = match p["input"].as_str() {
+            None => (0..1u64 << s.width()).collect(),
+            Some(file) => {
+                let raw = std::fs::read(root().join("tests/data/oracle").join(file)).unwrap();
+                raw.chunks_exact(s.storage_bytes() as usize)
+                    .map(|c| c.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64))
+                    .collect()
+            }
+        };
+        let (lo, hi): (i128, i128) = match t {
+            IntTarget::Bool => (i128::MIN, i128::MAX),
+            IntTarget::Int { bits, signed: true } => (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
+            IntTarget::Int { bits, .. } => (0, (1 << bits) - 1),
+        };
+        let defined = |x: u64| match (&s, s.decode(x)) {
+            (Source::Int { .. }, _) => true,
+            (_, Value::Finite { neg, mant, exp }) => {
+                let whole = if exp >= 0 {
+                    if exp > 100 {
+                        i128::MAX
+                    } else {
+                        (mant << exp) as i128
+                    }
+                } else if -exp >= 128 {
+                    0
+                } else {
+                    (mant >> -exp) as i128
+                };
+                let v = if neg { -whole } else { whole };
+                lo <= v && v <= hi
+            }
+            _ => t == IntTarget::Bool,
+        };
+        let mut out = Vec::new();
+        let mut n_defined = 0;
+        for &x in &inputs {
+            let y = if defined(x) {
+                n_defined += 1;
+                t.convert(&s, x)
+            } else {
+                0
+            };
+            out.extend_from_slice(&y.to_le_bytes()[..t.storage_bytes() as usize]);
+        }
+        assert_eq!(n_defined, p["n_defined"].as_u64().unwrap(), "{src} → {dst}");
+        if format!("{:x}", Sha256::digest(&out)) != p["sha256"].as_str().unwrap() {
+            bad.push(format!("{src} → {dst}"));
+        }
+    }
+    assert!(bad.is_empty(), "{bad:?}");
+}
+
+/// Where NumPy's cast is undefined, typejoin's is JAX's (and Rust's `as`): NaN → 0, out of
+/// range saturates; integers wrap; bool is `!= 0` with NaN true.
+#[test]
+fn float_to_int_saturates_and_nan_is_zero() {
+    use typejoin::format::{IntTarget, Source, float_format};
+    let f32s = Source::Float(float_format("float32").unwrap());
+    let cast = |dst: &str, x: f32| {
+        IntTarget::named(dst)
+            .unwrap()
+            .convert(&f32s, x.to_bits() as u64)
+    };
+    assert_eq!(cast("int8", f32::NAN), 0);
+    assert_eq!(cast("int8", -301.5), 0x80); // -128
+    assert_eq!(cast("int8", 1e10), 0x7f);
+    assert_eq!(cast("uint8", -301.5), 0);
+    assert_eq!(cast("int32", f32::INFINITY), 0x7fff_ffff);
+    assert_eq!(cast("int64", f32::NEG_INFINITY), 0x8000_0000_0000_0000);
+    assert_eq!(cast("uint64", 3e38), u64::MAX);
+    assert_eq!(cast("int4", -1.7), 0x0f); // -1, stored in the low bits as ml_dtypes does
+    assert_eq!(cast("int4", 9.5), 0x07); // saturates (ml_dtypes wraps to -7)
+    assert_eq!(cast("bool", f32::NAN), 1);
+    assert_eq!(cast("bool", -0.0), 0);
+    let i16s = Source::Int {
+        bits: 16,
+        signed: true,
+    };
+    assert_eq!(IntTarget::named("int8").unwrap().convert(&i16s, 300), 44); // wraps
+    assert_eq!(
+        IntTarget::named("uint4").unwrap().convert(&i16s, 0xffff),
+        0x0f
+    );
+    assert_eq!(IntTarget::named("bool").unwrap().convert(&i16s, 256), 1);
+}

@@ -274,4 +274,20 @@ fn cast_text_bin_and_errors() {
             .unwrap()
             .contains("did you mean `float16`?")
     );
+    // Integer destinations: the text shows both sides' bits and values.
+    let o = run(&["cast", "float4_e2m1fn", "int4", "--all"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 16);
+    assert_eq!(lines[7], "0x07                        6 -> 0x06 6");
+    assert_eq!(lines[15], "0x0f                       -6 -> 0x0a -6");
+    assert_eq!(lines[3], "0x03                      1.5 -> 0x01 1");
+    let o = run(&["--color", "never", "cast", "float32", "complex64", "--all"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("casts to `complex64` are not supported")
+    );
 }
