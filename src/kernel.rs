@@ -43,10 +43,25 @@ enum How {
 }
 
 /// Constants of a float32 → small-format narrowing, all taken from the codec.
+///
+/// The kernel is branch-free, so the loop vectorises with constant shifts only:
+/// - a result in the destination's normal range rounds by integer arithmetic on the rebiased
+///   bits (add `half - 1 + lsb`, shift), a mantissa carry rolling into the exponent;
+/// - a subnormal result (|x| below the smallest normal) rounds in the FPU: adding
+///   `2^(emin - m + 23)` makes the float32 adder round at the destination's subnormal ulp
+///   (round-to-nearest-even), and the code is the difference of the bit patterns;
+/// - zero, overflow (a code above the largest finite one; ±∞ lands there too) and NaN are
+///   selected by masks from the codec's own codes.
 #[derive(Clone, Debug)]
 struct Narrow {
-    mant_bits: u32,
-    bias: i32,
+    /// `23 - mantissa_bits`: the bits a normal result drops.
+    drop: u32,
+    /// `(bias - 127) << 23`, wrapping: rebiases float32 bits to the destination's exponent.
+    rebias: u32,
+    /// float32 bits of the destination's smallest normal value.
+    min_normal: u32,
+    /// `2^(emin - m + 23)` as float32: the subnormal rounding constant.
+    magic: f32,
     sign_shift: u32,
     /// Largest finite code without sign (exponent and mantissa fields).
     max_code: u32,
@@ -61,9 +76,13 @@ impl Narrow {
         use crate::format::Value;
         let both = |f: &dyn Fn(bool) -> u64| [f(false) as u32, f(true) as u32];
         let max = d.encode(d.max_finite()) as u32;
+        let m = d.mantissa_bits as i32;
+        let emin = 1 - d.bias;
         Narrow {
-            mant_bits: d.mantissa_bits,
-            bias: d.bias,
+            drop: 23 - d.mantissa_bits,
+            rebias: ((d.bias - 127) as u32) << 23,
+            min_normal: ((emin + 127) as u32) << 23,
+            magic: f32::from_bits(((emin - m + 23 + 127) as u32) << 23),
             sign_shift: d.width() - 1,
             max_code: max,
             zero: both(&|neg| d.encode(Value::zero(neg))),
@@ -74,57 +93,23 @@ impl Narrow {
 
     #[inline(always)]
     fn run(&self, x: u32) -> u32 {
-        let neg = (x >> 31) as usize;
+        let neg = x >> 31;
+        let negm = neg.wrapping_neg(); // all ones when negative
+        let pick = |pair: [u32; 2]| pair[0] ^ ((pair[0] ^ pair[1]) & negm);
+        let select = |cond: bool, a: u32, b: u32| {
+            let m = (cond as u32).wrapping_neg();
+            (a & m) | (b & !m)
+        };
         let abs = x & 0x7fff_ffff;
-        if abs >= 0x7f80_0000 {
-            return if abs == 0x7f80_0000 {
-                self.over[neg]
-            } else {
-                self.nan[neg]
-            };
-        }
-        let e = (abs >> 23) as i32;
-        if e == 0 {
-            return self.zero[neg]; // float32 subnormals are far below any small format's half-ulp
-        }
-        let sig = (abs & 0x007f_ffff) | 0x0080_0000; // value = sig · 2^(e - 150)
-        let m = self.mant_bits as i32;
-        let unbiased = e - 127;
-        let emin = 1 - self.bias;
-        let q = if unbiased < emin {
-            emin - m
-        } else {
-            unbiased - m
-        };
-        let shift = q - (e - 150);
-        let mut q = q;
-        let mut r = if shift <= 0 {
-            sig << (-shift) as u32
-        } else if shift >= 26 {
-            0
-        } else {
-            let kept = sig >> shift as u32;
-            let rem = sig & ((1 << shift as u32) - 1);
-            let half = 1u32 << (shift as u32 - 1);
-            kept + u32::from(rem > half || (rem == half && kept & 1 == 1))
-        };
-        if r >> (m + 1) != 0 {
-            r >>= 1;
-            q += 1;
-        }
-        if r == 0 {
-            return self.zero[neg];
-        }
-        let code = if r >> m != 0 {
-            let e_field = q + m + self.bias;
-            ((e_field as u32) << m) | (r - (1 << m))
-        } else {
-            r
-        };
-        if code > self.max_code {
-            return self.over[neg];
-        }
-        (neg as u32) << self.sign_shift | code
+        let v = abs.wrapping_add(self.rebias);
+        let lsb = (v >> self.drop) & 1;
+        let normal = v.wrapping_add((1 << (self.drop - 1)) - 1 + lsb) >> self.drop;
+        let sub = (f32::from_bits(abs) + self.magic).to_bits() - self.magic.to_bits();
+        let code = select(abs < self.min_normal, sub, normal);
+        let mut r = (neg << self.sign_shift) | code;
+        r = select(code == 0, pick(self.zero), r);
+        r = select(code > self.max_code, pick(self.over), r);
+        select(abs > 0x7f80_0000, pick(self.nan), r)
     }
 }
 
@@ -184,26 +169,10 @@ impl Caster {
                     *o = D::from_bits(t[(i.bits() & mask) as usize]);
                 }
             }
-            How::Bf16ToF32 => {
-                for (o, &i) in out.iter_mut().zip(input) {
-                    *o = D::from_bits((i.bits() & 0xffff) << 16);
-                }
-            }
-            How::F32ToBf16 => {
-                for (o, &i) in out.iter_mut().zip(input) {
-                    *o = D::from_bits(f32_to_bf16(i.bits() as u32) as u64);
-                }
-            }
-            How::F32ToF16 => {
-                for (o, &i) in out.iter_mut().zip(input) {
-                    *o = D::from_bits(f32_to_f16(i.bits() as u32) as u64);
-                }
-            }
-            How::F32ToSmall(n) => {
-                for (o, &i) in out.iter_mut().zip(input) {
-                    *o = D::from_bits(n.run(i.bits() as u32) as u64);
-                }
-            }
+            How::Bf16ToF32 => map32(input, out, |x| (x & 0xffff) << 16),
+            How::F32ToBf16 => map32(input, out, |x| f32_to_bf16(x) as u32),
+            How::F32ToF16 => map32(input, out, |x| f32_to_f16(x) as u32),
+            How::F32ToSmall(n) => map32(input, out, |x| n.run(x)),
             How::Codec => {
                 for (o, &i) in out.iter_mut().zip(input) {
                     *o = D::from_bits(cast_bits(&self.src, &self.dst, i.bits()));
@@ -211,6 +180,31 @@ impl Caster {
             }
         }
     }
+}
+
+/// Applies a branch-free 32-bit kernel elementwise. On x86-64 with AVX2 (detected at run time)
+/// the same loop is compiled for AVX2, whose per-lane variable shifts and wider vectors the
+/// baseline SSE2 build lacks.
+#[inline(always)]
+fn map32<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32 + Copy) {
+    #[inline(always)]
+    fn scalar<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
+        for (o, &i) in out.iter_mut().zip(input) {
+            *o = D::from_bits(f(i.bits() as u32) as u64);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn avx2<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
+            scalar(input, out, f)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2(input, out, f) };
+        }
+    }
+    scalar(input, out, f)
 }
 
 /// float32 → bfloat16, round to nearest even; NaN → the canonical quiet NaN with its sign
@@ -225,42 +219,24 @@ pub fn f32_to_bf16(x: u32) -> u16 {
 }
 
 /// float32 → float16, round to nearest even, gradual underflow, overflow to ±∞; NaN keeps its
-/// top payload bits and stays NaN (NumPy's `npy_floatbits_to_halfbits`).
+/// top payload bits and stays NaN (NumPy's `npy_floatbits_to_halfbits`). Branch-free, as
+/// `Narrow::run`: integer rounding of the rebiased bits for normal results, the FPU's rounding
+/// (adding 0.5 = 2^(-24 + 23)) for subnormal ones, masks for overflow and NaN.
 #[inline(always)]
 pub fn f32_to_f16(x: u32) -> u16 {
-    let sign = ((x >> 16) & 0x8000) as u16;
-    let abs = x & 0x7fff_ffff;
-    if abs >= 0x7f80_0000 {
-        if abs == 0x7f80_0000 {
-            return sign | 0x7c00;
-        }
-        let payload = ((abs & 0x007f_ffff) >> 13) as u16;
-        return sign | 0x7c00 | if payload == 0 { 1 } else { payload };
-    }
-    if abs >= 0x477f_f000 {
-        // ≥ 65520 = max + ulp/2 rounds to infinity.
-        return sign | 0x7c00;
-    }
-    if abs >= 0x3880_0000 {
-        // Normal result: rebias the exponent (127 → 15) and round 13 bits away.
-        let v = abs - 0x3800_0000;
-        let rounding = 0x0fff + ((v >> 13) & 1);
-        return sign | ((v + rounding) >> 13) as u16;
-    }
-    // Subnormal result (or zero): the value is m × 2^-24 for m < 1024 after rounding.
-    let e = abs >> 23;
-    if e < 102 {
-        return sign; // below half the smallest subnormal (2^-25): rounds to zero
-    }
-    let mant = (abs & 0x007f_ffff) | 0x0080_0000;
-    let shift = 126 - e; // 14 ..= 24
-    let kept = mant >> shift;
-    let rem = mant & ((1 << shift) - 1);
-    let half = 1 << (shift - 1);
-    let r = if rem > half || (rem == half && kept & 1 == 1) {
-        kept + 1
-    } else {
-        kept
+    let select = |cond: bool, a: u32, b: u32| {
+        let m = (cond as u32).wrapping_neg();
+        (a & m) | (b & !m)
     };
-    sign | r as u16
+    let sign = (x >> 16) & 0x8000;
+    let abs = x & 0x7fff_ffff;
+    let v = abs.wrapping_sub(112 << 23); // rebias 127 → 15
+    let normal = v.wrapping_add(0x0fff + ((v >> 13) & 1)) >> 13;
+    let sub = (f32::from_bits(abs) + 0.5).to_bits() - 0.5f32.to_bits();
+    let code = select(abs < 0x3880_0000, sub, normal); // below 2^-14: subnormal
+    let code = select(code > 0x7bff, 0x7c00, code); // overflow (and ±∞) → ±∞
+    let payload = (abs & 0x007f_ffff) >> 13;
+    let payload = payload | (payload == 0) as u32;
+    let code = select(abs > 0x7f80_0000, 0x7c00 | payload, code);
+    (sign | code) as u16
 }
