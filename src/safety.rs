@@ -219,7 +219,16 @@ pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
             // zero first. Only integer-valued sources occur in promotion (ints, bool).
             let (_, mant, exp) = to_parts(v).expect("finite");
             let mag = if exp >= 0 {
-                mant << exp
+                // Beyond 2^128 only the low bits matter for wrapping, and they are zero.
+                if mant.leading_zeros() > exp as u32 {
+                    mant << exp
+                } else if exp >= 128 {
+                    0
+                } else {
+                    mant << exp
+                }
+            } else if -exp >= 128 {
+                0
             } else {
                 mant >> (-exp)
             };
@@ -235,7 +244,12 @@ pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
             }
             .decode(raw as u64);
             let class = if same_value(v, back) {
-                if exp < 0 && mant & ((1u128 << (-exp)) - 1) != 0 {
+                let fraction = match -exp {
+                    k if k <= 0 => 0,
+                    k if k >= 128 => mant,
+                    k => mant & ((1u128 << k) - 1),
+                };
+                if fraction != 0 {
                     Class::PrecisionLoss
                 } else {
                     Class::Exact

@@ -203,7 +203,7 @@ fn casts_to_integers_and_bool_hash_equal_numpy_where_defined() {
             (Source::Int { .. }, _) => true,
             (_, Value::Finite { neg, mant, exp }) => {
                 let whole = if exp >= 0 {
-                    if exp > 100 {
+                    if mant.leading_zeros() <= exp as u32 + 1 {
                         i128::MAX
                     } else {
                         (mant << exp) as i128
