@@ -5,15 +5,21 @@
 //! giving a [`Report`]. Observed tables ([`observed`]) go through the same laws. Library
 //! functions take text and return values; only the binary does I/O.
 
+pub mod array;
 pub mod bits;
+pub mod codegen;
+pub mod conformance;
 pub mod diag;
 pub mod dtype;
 pub mod explain;
 pub mod format;
+pub mod generated;
 pub mod kernel;
 pub mod lattice;
 pub mod laws;
 pub mod observed;
+pub mod ops;
+pub mod promote;
 pub mod render;
 pub mod safety;
 pub mod smt;

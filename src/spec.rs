@@ -100,6 +100,8 @@ pub struct OpRule {
     pub op: String,
     /// `true_divide`-style: integer/bool results become this dtype.
     pub integer_result: Option<usize>,
+    /// Per-dtype exceptions to `integer_result`: (join, result), in file order.
+    pub integer_result_of: Vec<(usize, usize)>,
     /// `sum`-style: inputs below this dtype accumulate in it.
     pub lowest: Option<usize>,
     /// No promotion: operands must already agree.
@@ -153,6 +155,7 @@ struct RawPolicy {
 #[serde(deny_unknown_fields)]
 struct RawOp {
     integer_result: Option<Spanned<String>>,
+    integer_result_of: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     lowest: Option<Spanned<String>>,
     same_dtype: Option<Spanned<bool>>,
 }
@@ -196,7 +199,12 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
         .and_then(|rest| rest.split('`').next())
     {
         let known: &[&str] = if message.contains("`integer_result`") {
-            &["integer_result", "lowest", "same_dtype"]
+            &[
+                "integer_result",
+                "integer_result_of",
+                "lowest",
+                "same_dtype",
+            ]
         } else if message.contains("`exponent_bits`") {
             &[
                 "kind",
@@ -528,6 +536,34 @@ impl<'a> Validator<'a> {
                 .lowest
                 .as_ref()
                 .and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
+            let mut integer_result_of = Vec::new();
+            for (from, to) in r.integer_result_of.iter().flatten() {
+                let f = self.lookup(from, index, dtypes, "op operand");
+                let t = self.lookup(to, index, dtypes, "op result");
+                if let (Some(f), Some(t)) = (f, t) {
+                    if !matches!(
+                        crate::dtype::kind(&dtypes[f]),
+                        crate::dtype::Kind::Bool
+                            | crate::dtype::Kind::Signed
+                            | crate::dtype::Kind::Unsigned
+                    ) && dtypes[f] != "i*"
+                    {
+                        self.error(
+                            from.span(),
+                            format!("`{}` is not an integer or bool dtype", dtypes[f]),
+                            Some("`integer_result_of` maps integer and bool joins".into()),
+                        );
+                    }
+                    integer_result_of.push((f, t));
+                }
+            }
+            if r.integer_result_of.is_some() && r.integer_result.is_none() {
+                self.error(
+                    rule.span(),
+                    format!("op rule `{name}` has `integer_result_of` without `integer_result`"),
+                    Some("set `integer_result`, the result of every other integer join".into()),
+                );
+            }
             let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
             if r.integer_result.is_none() && r.lowest.is_none() && r.same_dtype.is_none() {
                 self.error(
@@ -539,6 +575,7 @@ impl<'a> Validator<'a> {
             rules.push(OpRule {
                 op: name.clone(),
                 integer_result,
+                integer_result_of,
                 lowest,
                 same_dtype,
             });

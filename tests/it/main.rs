@@ -2,6 +2,8 @@
 
 mod casts;
 mod cli;
+mod codegen;
+mod conformance;
 mod docs;
 mod errors;
 mod kernels;

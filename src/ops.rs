@@ -1,0 +1,1522 @@
+//! The CPU reference kernels: elementwise ops, casts and sums over `Array`s, with the result
+//! dtype read from a generated promotion table (`promote::Generated`); kernels never compute a
+//! join.
+//!
+//! Semantics (DESIGN.md, "Kernel semantics"): each operand is converted to the computation
+//! dtype with one correct rounding; integers wrap; floats are IEEE round-to-nearest-even in the
+//! result dtype: float32/float64 natively, formats of at most 16 bits computed in float32 and
+//! rounded once (exact for + − × ÷, since float32 carries more than 2p + 2 bits of each); NaN
+//! results are the positive quiet NaN; maximum/minimum propagate NaN and return the second
+//! operand on ties (+0 vs −0); a weak Python int that does not fit is an `overflow` error.
+//!
+//! Execution: dtypes are dispatched once per chunk of `CHUNK` elements; each chunk is loaded
+//! (converting) into lane buffers, computed, and stored (rounding), every stage a monomorphic
+//! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use crate::array::{Array, DType, Data};
+use crate::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
+use crate::kernel::Caster;
+use crate::promote::{Generated, Operand, ScalarKind};
+
+/// Elements per chunk: lane buffers of this size stay in L1/L2.
+pub const CHUNK: usize = 4096;
+/// Arrays at least this long run their chunks on the rayon pool.
+pub const PARALLEL_MIN: usize = 1 << 17;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Add,
+    Subtract,
+    Multiply,
+    TrueDivide,
+    FloorDivide,
+    Power,
+    Maximum,
+    Minimum,
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Negative,
+    Absolute,
+}
+
+impl Op {
+    pub const ALL: [(&'static str, Op); 17] = [
+        ("add", Op::Add),
+        ("subtract", Op::Subtract),
+        ("multiply", Op::Multiply),
+        ("true_divide", Op::TrueDivide),
+        ("floor_divide", Op::FloorDivide),
+        ("power", Op::Power),
+        ("maximum", Op::Maximum),
+        ("minimum", Op::Minimum),
+        ("equal", Op::Equal),
+        ("not_equal", Op::NotEqual),
+        ("less", Op::Less),
+        ("less_equal", Op::LessEqual),
+        ("greater", Op::Greater),
+        ("greater_equal", Op::GreaterEqual),
+        ("bitwise_and", Op::BitwiseAnd),
+        ("bitwise_or", Op::BitwiseOr),
+        ("bitwise_xor", Op::BitwiseXor),
+    ];
+
+    pub fn named(name: &str) -> Option<Op> {
+        Op::ALL.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+    }
+
+    pub fn name(self) -> &'static str {
+        Op::ALL.iter().find(|(_, o)| *o == self).expect("listed").0
+    }
+
+    fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
+        )
+    }
+
+    fn is_bitwise(self) -> bool {
+        matches!(self, Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor)
+    }
+}
+
+/// A Python scalar operand (weak in the policy).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+impl Scalar {
+    fn kind(self) -> ScalarKind {
+        match self {
+            Scalar::Bool(_) => ScalarKind::Bool,
+            Scalar::Int(_) => ScalarKind::Int,
+            Scalar::Float(_) => ScalarKind::Float,
+            Scalar::Complex(..) => ScalarKind::Complex,
+        }
+    }
+}
+
+/// An operand: an array or a weak scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Array(Array),
+    Scalar(Scalar),
+}
+
+impl Arg {
+    fn operand(&self) -> Operand {
+        match self {
+            Arg::Array(a) => Operand::Array(a.dtype),
+            Arg::Scalar(s) => Operand::Scalar(s.kind()),
+        }
+    }
+
+    fn shape(&self) -> &[usize] {
+        match self {
+            Arg::Array(a) => &a.shape,
+            Arg::Scalar(_) => &[],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The operands' dtypes have no join in the policy.
+    Promotion,
+    /// A weak scalar does not fit the result dtype.
+    Overflow,
+    /// The op is not defined for the dtype (bitwise on floats, …).
+    Unsupported,
+    /// Malformed input (shapes that do not broadcast, a bad axis, …).
+    Input,
+}
+
+impl ErrorKind {
+    pub fn key(self) -> &'static str {
+        match self {
+            ErrorKind::Promotion => "promotion",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Input => "input",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {
+    Err(OpError {
+        kind,
+        message: message.into(),
+    })
+}
+
+fn promotion(e: crate::promote::PromotionError) -> OpError {
+    OpError {
+        kind: ErrorKind::Promotion,
+        message: e.0,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions of single values (scalars, tables)
+
+/// The exact value of an element of `d`.
+fn value_of(d: DType, bits: u64) -> Value {
+    match d {
+        DType::Bool => Source::Int {
+            bits: 1,
+            signed: false,
+        }
+        .decode(bits),
+        DType::Int { bits: w, signed } => Source::Int { bits: w, signed }.decode(bits),
+        _ => d.float_format().expect("real float").decode(bits),
+    }
+}
+
+fn source_of(d: DType) -> Source {
+    match d {
+        DType::Bool => Source::Int {
+            bits: 1,
+            signed: false,
+        },
+        DType::Int { bits, signed } => Source::Int { bits, signed },
+        _ => Source::Float(d.float_format().expect("real")),
+    }
+}
+
+/// One element of real dtype `from` converted to real dtype `to` (the `astype` rules of
+/// `typejoin cast`: correctly rounded, NumPy's NaN conventions; integers wrap; floats to
+/// integers truncate and saturate).
+fn convert_bits(from: DType, to: DType, bits: u64) -> u64 {
+    match (to, from.float_format(), to.float_format()) {
+        (DType::Bool, ..) => IntTarget::Bool.convert(&source_of(from), bits),
+        (DType::Int { bits: w, signed }, ..) => {
+            IntTarget::Int { bits: w, signed }.convert(&source_of(from), bits)
+        }
+        (_, Some(f), Some(t)) => cast_bits(&f, &t, bits),
+        (_, None, Some(t)) => t.encode(value_of(from, bits)),
+        _ => unreachable!("complex handled by the caller"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lanes: the value types the op stage computes on.
+
+/// How elements of one dtype load into a lane of a computation dtype.
+#[derive(Clone)]
+enum Load<L> {
+    /// A table of every pattern of a source of at most 16 bits.
+    Table(Arc<Vec<L>>),
+    /// A source wider than 16 bits, converted per element by `f`.
+    Wide(fn(u64) -> L),
+    /// Per element through the codec (wide source into a small computation dtype).
+    Codec { from: DType, to: DType },
+}
+
+type TableCache =
+    Mutex<HashMap<(DType, DType, &'static str), Arc<dyn std::any::Any + Send + Sync>>>;
+
+/// A lane table of `from`'s patterns in computation dtype `to`, built once per process.
+fn table<L: Copy + Send + Sync + 'static>(
+    from: DType,
+    to: DType,
+    lane: &'static str,
+    f: impl Fn(u64) -> L,
+) -> Arc<Vec<L>> {
+    static CACHE: OnceLock<TableCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (from, to, lane);
+    if let Some(t) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return t.clone().downcast::<Vec<L>>().expect("lane type");
+    }
+    let t: Arc<Vec<L>> = Arc::new((0..1u64 << from.pattern_bits()).map(f).collect());
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, t.clone());
+    t
+}
+
+/// Storage bits of element `i`.
+#[inline(always)]
+fn raw(data: &Data, i: usize) -> u64 {
+    match data {
+        Data::U8(v) => v[i] as u64,
+        Data::U16(v) => v[i] as u64,
+        Data::U32(v) => v[i] as u64,
+        Data::U64(v) => v[i],
+        _ => unreachable!("real storage"),
+    }
+}
+
+/// Loads `out.len()` elements of `data` from `start` (or element 0 repeated, for a splat).
+fn load_into<L: Copy>(
+    load: &Load<L>,
+    data: &Data,
+    start: usize,
+    splat: bool,
+    out: &mut [L],
+    to_lane: fn(DType, u64) -> L,
+) {
+    if splat {
+        let v = match load {
+            Load::Table(t) => t[raw(data, 0) as usize],
+            Load::Wide(f) => f(raw(data, 0)),
+            Load::Codec { from, to } => to_lane(*to, convert_bits(*from, *to, raw(data, 0))),
+        };
+        out.fill(v);
+        return;
+    }
+    macro_rules! each {
+        ($v:expr, $f:expr) => {{
+            let n = out.len();
+            for (o, &x) in out.iter_mut().zip(&$v[start..start + n]) {
+                *o = $f(x as u64);
+            }
+        }};
+    }
+    match (load, data) {
+        (Load::Table(t), Data::U8(v)) => each!(v, |x: u64| t[x as usize]),
+        (Load::Table(t), Data::U16(v)) => each!(v, |x: u64| t[x as usize]),
+        (Load::Wide(f), Data::U32(v)) => each!(v, f),
+        (Load::Wide(f), Data::U64(v)) => each!(v, f),
+        (Load::Codec { from, to }, _) => {
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = to_lane(*to, convert_bits(*from, *to, raw(data, start + k)));
+            }
+        }
+        _ => unreachable!("loader matches storage"),
+    }
+}
+
+fn f32_lane(to: DType, bits: u64) -> f32 {
+    match to {
+        DType::Float32 => f32::from_bits(bits as u32),
+        _ => value_of(to, bits).to_f64() as f32, // exact: every small format is in float32
+    }
+}
+
+fn f64_lane(to: DType, bits: u64) -> f64 {
+    value_of(to, bits).to_f64()
+}
+
+/// Integer lane: the value as i64 (two's complement; uint64 reinterpreted).
+fn int_lane(to: DType, bits: u64) -> i64 {
+    match value_of(to, bits) {
+        Value::Finite { neg, mant, .. } => {
+            let m = mant as i128;
+            (if neg { -m } else { m }) as i64
+        }
+        _ => 0,
+    }
+}
+
+fn f32_loader(from: DType, to: DType) -> Load<f32> {
+    if from.pattern_bits() <= 16 {
+        return Load::Table(table(from, to, "f32", |b| {
+            f32_lane(
+                to,
+                if from == to {
+                    b
+                } else {
+                    convert_bits(from, to, b)
+                },
+            )
+        }));
+    }
+    match (from, to) {
+        (DType::Float32, DType::Float32) => Load::Wide(|b| f32::from_bits(b as u32)),
+        (
+            DType::Int {
+                bits: 32,
+                signed: true,
+            },
+            DType::Float32,
+        ) => Load::Wide(|b| b as u32 as i32 as f32),
+        (
+            DType::Int {
+                bits: 32,
+                signed: false,
+            },
+            DType::Float32,
+        ) => Load::Wide(|b| b as u32 as f32),
+        (
+            DType::Int {
+                bits: 64,
+                signed: true,
+            },
+            DType::Float32,
+        ) => Load::Wide(|b| b as i64 as f32),
+        (
+            DType::Int {
+                bits: 64,
+                signed: false,
+            },
+            DType::Float32,
+        ) => Load::Wide(|b| b as f32),
+        _ => Load::Codec { from, to },
+    }
+}
+
+fn f64_loader(from: DType) -> Load<f64> {
+    let to = DType::Float64;
+    if from.pattern_bits() <= 16 {
+        return Load::Table(table(from, to, "f64", |b| value_of(from, b).to_f64()));
+    }
+    match from {
+        DType::Float32 => Load::Wide(|b| f32::from_bits(b as u32) as f64),
+        DType::Float64 => Load::Wide(f64::from_bits),
+        DType::Int {
+            bits: 32,
+            signed: true,
+        } => Load::Wide(|b| b as u32 as i32 as f64),
+        DType::Int {
+            bits: 32,
+            signed: false,
+        } => Load::Wide(|b| b as u32 as f64),
+        DType::Int {
+            bits: 64,
+            signed: true,
+        } => Load::Wide(|b| b as i64 as f64),
+        DType::Int {
+            bits: 64,
+            signed: false,
+        } => Load::Wide(|b| b as f64),
+        _ => Load::Codec { from, to },
+    }
+}
+
+fn int_loader(from: DType, to: DType) -> Load<i64> {
+    if from.pattern_bits() <= 16 {
+        return Load::Table(table(from, to, "i64", |b| {
+            int_lane(to, convert_bits(from, to, b))
+        }));
+    }
+    match from {
+        DType::Int {
+            bits: 32,
+            signed: true,
+        } => Load::Wide(|b| b as u32 as i32 as i64),
+        DType::Int {
+            bits: 32,
+            signed: false,
+        } => Load::Wide(|b| b as u32 as i64),
+        DType::Int { bits: 64, .. } => Load::Wide(|b| b as i64),
+        _ => Load::Codec { from, to },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stores: lane buffers into one chunk of the result storage.
+
+/// One chunk of an output array's storage.
+enum OutChunk<'a> {
+    U8(&'a mut [u8]),
+    U16(&'a mut [u16]),
+    U32(&'a mut [u32]),
+    U64(&'a mut [u64]),
+    C64(&'a mut [[u32; 2]]),
+    C128(&'a mut [[u64; 2]]),
+}
+
+impl OutChunk<'_> {
+    fn len(&self) -> usize {
+        match self {
+            OutChunk::U8(v) => v.len(),
+            OutChunk::U16(v) => v.len(),
+            OutChunk::U32(v) => v.len(),
+            OutChunk::U64(v) => v.len(),
+            OutChunk::C64(v) => v.len(),
+            OutChunk::C128(v) => v.len(),
+        }
+    }
+}
+
+const F32_NAN: u32 = 0x7fc0_0000;
+const F64_NAN: u64 = 0x7ff8_0000_0000_0000;
+
+#[inline(always)]
+fn canon32(x: f32) -> u32 {
+    if x.is_nan() { F32_NAN } else { x.to_bits() }
+}
+
+#[inline(always)]
+fn canon64(x: f64) -> u64 {
+    if x.is_nan() { F64_NAN } else { x.to_bits() }
+}
+
+/// Rounds float32 lane values into a float dtype's storage (NaN → the positive quiet NaN).
+struct F32Store {
+    caster: Option<Caster>,
+    /// For formats of at most 8 bits: every code, with NaN codes replaced by the positive
+    /// canonical NaN (a rounding overflow into an fn/fnuz format makes a signed NaN).
+    canonical: Option<Box<[u8; 256]>>,
+}
+
+impl F32Store {
+    fn new(to: DType) -> F32Store {
+        let f32f = crate::format::float_format("float32").expect("catalogue");
+        let canonical = to.float_format().filter(|f| f.width() <= 8).map(|f| {
+            let nan = f.encode(Value::Nan { neg: false }) as u8;
+            let mut map = Box::new([0u8; 256]);
+            for (c, m) in map.iter_mut().enumerate() {
+                *m = match f.decode(c as u64 & ((1 << f.width()) - 1)) {
+                    Value::Nan { .. } => nan,
+                    _ => c as u8,
+                };
+            }
+            map
+        });
+        F32Store {
+            caster: match to {
+                DType::Float32 | DType::Complex64 => None,
+                _ => Some(Caster::new(&f32f, &to.float_format().expect("float"))),
+            },
+            canonical,
+        }
+    }
+
+    fn store(&self, lane: &[f32], bits: &mut [u32], out: OutChunk) {
+        let n = lane.len();
+        match (out, &self.caster) {
+            (OutChunk::U32(v), None) => {
+                for (o, &x) in v.iter_mut().zip(lane) {
+                    *o = canon32(x);
+                }
+            }
+            (out, Some(c)) => {
+                for (b, &x) in bits.iter_mut().zip(lane) {
+                    *b = canon32(x);
+                }
+                match out {
+                    OutChunk::U8(v) => {
+                        c.run(&bits[..n], v);
+                        if let Some(map) = &self.canonical {
+                            for x in v.iter_mut() {
+                                *x = map[*x as usize];
+                            }
+                        }
+                    }
+                    OutChunk::U16(v) => c.run(&bits[..n], v),
+                    _ => unreachable!("small float storage"),
+                }
+            }
+            _ => unreachable!("float32 storage"),
+        }
+    }
+}
+
+fn store_f64(lane: &[f64], out: OutChunk) {
+    let OutChunk::U64(v) = out else {
+        unreachable!("float64 storage")
+    };
+    for (o, &x) in v.iter_mut().zip(lane) {
+        *o = canon64(x);
+    }
+}
+
+fn store_int(lane: &[i64], out: OutChunk, bits: u32) {
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    macro_rules! put {
+        ($v:expr, $t:ty) => {
+            for (o, &x) in $v.iter_mut().zip(lane) {
+                *o = (x as u64 & mask) as $t;
+            }
+        };
+    }
+    match out {
+        OutChunk::U8(v) => put!(v, u8),
+        OutChunk::U16(v) => put!(v, u16),
+        OutChunk::U32(v) => put!(v, u32),
+        OutChunk::U64(v) => put!(v, u64),
+        _ => unreachable!("integer storage"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Op stages
+
+/// NumPy's `npy_divmod` floor division for floats.
+#[inline(always)]
+fn floor_div_f64(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        (0.0f64).copysign(a / b)
+    }
+}
+
+#[inline(always)]
+fn floor_div_f32(a: f32, b: f32) -> f32 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        (0.0f32).copysign(a / b)
+    }
+}
+
+macro_rules! float_stage {
+    ($name:ident, $t:ty, $floor:ident) => {
+        fn $name(op: Op, a: &[$t], b: &[$t], out: &mut [$t]) {
+            let it = out.iter_mut().zip(a.iter().zip(b));
+            match op {
+                Op::Add => it.for_each(|(o, (&x, &y))| *o = x + y),
+                Op::Subtract => it.for_each(|(o, (&x, &y))| *o = x - y),
+                Op::Multiply => it.for_each(|(o, (&x, &y))| *o = x * y),
+                Op::TrueDivide => it.for_each(|(o, (&x, &y))| *o = x / y),
+                Op::FloorDivide => it.for_each(|(o, (&x, &y))| *o = $floor(x, y)),
+                Op::Power => it.for_each(|(o, (&x, &y))| *o = (x as f64).powf(y as f64) as $t),
+                // NaN propagates; ties (+0 vs -0) give the second operand.
+                Op::Maximum => it.for_each(|(o, (&x, &y))| {
+                    *o = if x.is_nan() || x > y {
+                        x
+                    } else if y.is_nan() {
+                        y
+                    } else {
+                        y
+                    }
+                }),
+                Op::Minimum => {
+                    it.for_each(|(o, (&x, &y))| *o = if x.is_nan() || x < y { x } else { y })
+                }
+                _ => unreachable!("arithmetic"),
+            }
+        }
+    };
+}
+float_stage!(stage_f32, f32, floor_div_f32);
+float_stage!(stage_f64, f64, floor_div_f64);
+
+fn compare<T: PartialOrd + Copy>(op: Op, a: &[T], b: &[T], out: &mut [u8]) {
+    let it = out.iter_mut().zip(a.iter().zip(b));
+    match op {
+        Op::Equal => it.for_each(|(o, (x, y))| *o = (x == y) as u8),
+        Op::NotEqual => it.for_each(|(o, (x, y))| *o = (x != y) as u8),
+        Op::Less => it.for_each(|(o, (x, y))| *o = (x < y) as u8),
+        Op::LessEqual => it.for_each(|(o, (x, y))| *o = (x <= y) as u8),
+        Op::Greater => it.for_each(|(o, (x, y))| *o = (x > y) as u8),
+        Op::GreaterEqual => it.for_each(|(o, (x, y))| *o = (x >= y) as u8),
+        _ => unreachable!("comparison"),
+    }
+}
+
+/// Integer ops on i64 lanes holding values of a `bits`-bit integer (unsigned 64-bit values
+/// reinterpreted): wrapping, then truncated by the store.
+fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], out: &mut [i64]) {
+    let it = out.iter_mut().zip(a.iter().zip(b));
+    let unsigned64 = !signed && bits == 64;
+    match op {
+        Op::Add => it.for_each(|(o, (&x, &y))| *o = x.wrapping_add(y)),
+        Op::Subtract => it.for_each(|(o, (&x, &y))| *o = x.wrapping_sub(y)),
+        Op::Multiply => it.for_each(|(o, (&x, &y))| *o = x.wrapping_mul(y)),
+        Op::FloorDivide if unsigned64 => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                ((x as u64) / (y as u64)) as i64
+            }
+        }),
+        Op::FloorDivide => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                let q = x.wrapping_div(y);
+                if (x % y != 0) && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+        }),
+        Op::Power => it.for_each(|(o, (&x, &y))| {
+            let (mut base, mut e, mut r) = (x, y as u64, 1i64);
+            while e > 0 {
+                if e & 1 == 1 {
+                    r = r.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                e >>= 1;
+            }
+            *o = r;
+        }),
+        Op::Maximum if unsigned64 => {
+            it.for_each(|(o, (&x, &y))| *o = (x as u64).max(y as u64) as i64)
+        }
+        Op::Minimum if unsigned64 => {
+            it.for_each(|(o, (&x, &y))| *o = (x as u64).min(y as u64) as i64)
+        }
+        Op::Maximum => it.for_each(|(o, (&x, &y))| *o = x.max(y)),
+        Op::Minimum => it.for_each(|(o, (&x, &y))| *o = x.min(y)),
+        Op::BitwiseAnd => it.for_each(|(o, (&x, &y))| *o = x & y),
+        Op::BitwiseOr => it.for_each(|(o, (&x, &y))| *o = x | y),
+        Op::BitwiseXor => it.for_each(|(o, (&x, &y))| *o = x ^ y),
+        _ => unreachable!("integer op"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving: broadcasting, chunks, threads
+
+/// NumPy broadcasting of two shapes.
+pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let x = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let y = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
+        out[i] = if x == y || y == 1 {
+            x
+        } else if x == 1 {
+            y
+        } else {
+            return err(
+                ErrorKind::Input,
+                format!("shapes {a:?} and {b:?} do not broadcast"),
+            );
+        };
+    }
+    Ok(out)
+}
+
+/// `a` repeated to `shape` (which it broadcasts to), contiguous.
+fn expand(a: &Array, shape: &[usize]) -> Array {
+    let n: usize = shape.iter().product();
+    let offset = shape.len() - a.shape.len();
+    // Strides of `a` in the output's index space (0 on broadcast dimensions).
+    let mut strides = vec![0usize; shape.len()];
+    let mut s = 1;
+    for d in (0..a.shape.len()).rev() {
+        strides[d + offset] = if a.shape[d] == 1 { 0 } else { s };
+        s *= a.shape[d];
+    }
+    let mut idx = Vec::with_capacity(n);
+    let mut counter = vec![0usize; shape.len()];
+    for _ in 0..n {
+        idx.push(
+            counter
+                .iter()
+                .zip(&strides)
+                .map(|(c, s)| c * s)
+                .sum::<usize>(),
+        );
+        for d in (0..shape.len()).rev() {
+            counter[d] += 1;
+            if counter[d] < shape[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    let data = match &a.data {
+        Data::U8(v) => Data::U8(idx.iter().map(|&i| v[i]).collect()),
+        Data::U16(v) => Data::U16(idx.iter().map(|&i| v[i]).collect()),
+        Data::U32(v) => Data::U32(idx.iter().map(|&i| v[i]).collect()),
+        Data::U64(v) => Data::U64(idx.iter().map(|&i| v[i]).collect()),
+        Data::C64(v) => Data::C64(idx.iter().map(|&i| v[i]).collect()),
+        Data::C128(v) => Data::C128(idx.iter().map(|&i| v[i]).collect()),
+    };
+    Array {
+        dtype: a.dtype,
+        shape: shape.to_vec(),
+        data,
+    }
+}
+
+/// A scalar as a one-element array of dtype `to` (the policy's result dtype).
+fn materialise(s: Scalar, to: DType) -> Result<Array, OpError> {
+    let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
+    let real = |v: Value| -> Result<u64, OpError> {
+        match to {
+            DType::Bool | DType::Int { .. } => {
+                let Value::Finite { neg, mant, .. } = v else {
+                    unreachable!("integer scalars")
+                };
+                let (lo, hi): (i128, i128) = match to {
+                    DType::Bool => (0, 1),
+                    DType::Int { bits, signed: true } => {
+                        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                    }
+                    DType::Int { bits, .. } => (0, (1 << bits) - 1),
+                    _ => unreachable!(),
+                };
+                let x = if neg { -(mant as i128) } else { mant as i128 };
+                if x < lo || x > hi {
+                    return err(
+                        ErrorKind::Overflow,
+                        format!(
+                            "Python integer {x} out of bounds for {} (NumPy 2 raises OverflowError); \
+                             use an array of a wider dtype",
+                            to.name()
+                        ),
+                    );
+                }
+                let w = to.pattern_bits();
+                Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 })
+            }
+            _ => Ok(to.float_format().expect("float").encode(v)),
+        }
+    };
+    let int_value = |x: i128| Value::Finite {
+        neg: x < 0,
+        mant: x.unsigned_abs(),
+        exp: 0,
+    };
+    let (re, im) = match s {
+        Scalar::Bool(b) => (int_value(b as i128), None),
+        Scalar::Int(x) => (int_value(x), None),
+        Scalar::Float(x) => (Value::from_f64(x), None),
+        Scalar::Complex(r, i) => (Value::from_f64(r), Some(Value::from_f64(i))),
+    };
+    if to.is_complex() {
+        let f = to.float_format().expect("complex parts");
+        let im = im.unwrap_or(Value::zero(false));
+        return Ok(one([f.encode(re), f.encode(im)]));
+    }
+    if im.is_some() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a complex scalar cannot combine into {}", to.name()),
+        );
+    }
+    if matches!(s, Scalar::Float(_)) && !to.is_float() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a float scalar cannot combine into {}", to.name()),
+        );
+    }
+    Ok(one([real(re)?, 0]))
+}
+
+/// Runs `f(start, chunk)` over the output storage in `CHUNK`s, on the rayon pool for large
+/// arrays. Each call gets its own disjoint slice of the storage.
+fn for_chunks(out: &mut Data, f: impl Fn(usize, OutChunk) + Sync) {
+    fn split<T: Send>(
+        v: &mut [T],
+        wrap: fn(&mut [T]) -> OutChunk,
+        f: &(impl Fn(usize, OutChunk) + Sync),
+    ) {
+        if v.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
+            v.par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, s)| f(c * CHUNK, wrap(s)));
+        } else {
+            for (c, s) in v.chunks_mut(CHUNK).enumerate() {
+                f(c * CHUNK, wrap(s));
+            }
+        }
+    }
+    match out {
+        Data::U8(v) => split(v, |s| OutChunk::U8(s), &f),
+        Data::U16(v) => split(v, |s| OutChunk::U16(s), &f),
+        Data::U32(v) => split(v, |s| OutChunk::U32(s), &f),
+        Data::U64(v) => split(v, |s| OutChunk::U64(s), &f),
+        Data::C64(v) => split(v, |s| OutChunk::C64(s), &f),
+        Data::C128(v) => split(v, |s| OutChunk::C128(s), &f),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary ops
+
+/// An operand ready to load: its array (full length, or one element to splat).
+struct Input<'a> {
+    array: std::borrow::Cow<'a, Array>,
+    splat: bool,
+}
+
+fn prepare<'a>(arg: &'a Arg, compute: DType, shape: &[usize]) -> Result<Input<'a>, OpError> {
+    let array = match arg {
+        Arg::Array(a) => std::borrow::Cow::Borrowed(a),
+        Arg::Scalar(s) => std::borrow::Cow::Owned(materialise(*s, compute)?),
+    };
+    if array.len() == 1 {
+        return Ok(Input { array, splat: true });
+    }
+    if array.shape != shape {
+        let expanded = expand(&array, shape);
+        return Ok(Input {
+            array: std::borrow::Cow::Owned(expanded),
+            splat: false,
+        });
+    }
+    Ok(Input {
+        array,
+        splat: false,
+    })
+}
+
+/// Why `op` is not defined on computation dtype `c`, if it is not.
+fn unsupported(op: Op, c: DType) -> Option<String> {
+    let name = c.name();
+    match (op, c) {
+        (
+            o,
+            DType::Float32
+            | DType::Float64
+            | DType::Small(_)
+            | DType::Complex64
+            | DType::Complex128,
+        ) if o.is_bitwise() => Some(format!(
+            "{} is not defined for {name}; bitwise ops take integers and bool",
+            o.name()
+        )),
+        (Op::Subtract, DType::Bool) => {
+            Some("subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into())
+        }
+        (Op::FloorDivide | Op::Power, DType::Bool) => Some(format!(
+            "{} is not defined for bool; cast to an integer dtype first",
+            op.name()
+        )),
+        (Op::TrueDivide, DType::Bool | DType::Int { .. }) => Some(format!(
+            "true_divide of {name} needs a float result and the policy has no [ops.true_divide] rule"
+        )),
+        (Op::FloorDivide | Op::Power, DType::Complex64 | DType::Complex128) => Some(format!(
+            "{} is not implemented for {name} in the reference kernels",
+            op.name()
+        )),
+        _ => None,
+    }
+}
+
+/// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
+pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    let (oa, ob) = (a.operand(), b.operand());
+    let compute = if op == Op::TrueDivide {
+        policy.true_divide_type(oa, ob)
+    } else {
+        policy.result_type(oa, ob)
+    }
+    .map_err(promotion)?;
+    if let Some(why) = unsupported(op, compute) {
+        return err(ErrorKind::Unsupported, why);
+    }
+    let shape = broadcast(a.shape(), b.shape())?;
+    let (x, y) = (prepare(a, compute, &shape)?, prepare(b, compute, &shape)?);
+    if op == Op::Power && matches!(compute, DType::Int { signed: true, .. }) {
+        let t = int_loader(y.array.dtype, compute);
+        let n = y.array.len();
+        let mut buf = vec![0i64; n];
+        load_into(&t, &y.array.data, 0, false, &mut buf, int_lane);
+        if buf.iter().any(|&e| e < 0) {
+            return err(
+                ErrorKind::Input,
+                "integers to negative integer powers are not allowed (NumPy raises ValueError)",
+            );
+        }
+    }
+    let out_dtype = if op.is_comparison() {
+        DType::Bool
+    } else {
+        compute
+    };
+    let mut out = Array::zeros(out_dtype, shape);
+    run_binary(op, compute, &x, &y, &mut out.data);
+    Ok(out)
+}
+
+fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    let (xd, yd) = (&x.array.data, &y.array.data);
+    let (xt, yt) = (x.array.dtype, y.array.dtype);
+    match c {
+        DType::Float32 | DType::Small(_) => {
+            let (lx, ly) = (f32_loader(xt, c), f32_loader(yt, c));
+            let store = F32Store::new(c);
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0f32; CHUNK], [0f32; CHUNK], [0f32; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], f32_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], f32_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    compare(op, &a[..n], &b[..n], o);
+                } else {
+                    stage_f32(op, &a[..n], &b[..n], &mut r[..n]);
+                    let mut bits = [0u32; CHUNK];
+                    store.store(&r[..n], &mut bits, chunk);
+                }
+            });
+        }
+        DType::Float64 => {
+            let (lx, ly) = (f64_loader(xt), f64_loader(yt));
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0f64; CHUNK], [0f64; CHUNK], [0f64; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], f64_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], f64_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    compare(op, &a[..n], &b[..n], o);
+                } else {
+                    stage_f64(op, &a[..n], &b[..n], &mut r[..n]);
+                    store_f64(&r[..n], chunk);
+                }
+            });
+        }
+        DType::Bool | DType::Int { .. } => {
+            let (bits, signed) = match c {
+                DType::Int { bits, signed } => (bits, signed),
+                _ => (1, false),
+            };
+            let op = match (c, op) {
+                (DType::Bool, Op::Add) => Op::BitwiseOr,
+                (DType::Bool, Op::Multiply) => Op::BitwiseAnd,
+                _ => op,
+            };
+            let (lx, ly) = (int_loader(xt, c), int_loader(yt, c));
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0i64; CHUNK], [0i64; CHUNK], [0i64; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], int_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], int_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    if !signed && bits == 64 {
+                        let (ua, ub): (Vec<u64>, Vec<u64>) = (
+                            a[..n].iter().map(|&v| v as u64).collect(),
+                            b[..n].iter().map(|&v| v as u64).collect(),
+                        );
+                        compare(op, &ua, &ub, o);
+                    } else {
+                        compare(op, &a[..n], &b[..n], o);
+                    }
+                } else {
+                    stage_int(op, signed, bits, &a[..n], &b[..n], &mut r[..n]);
+                    store_int(&r[..n], chunk, bits);
+                }
+            });
+        }
+        DType::Complex64 | DType::Complex128 => run_complex(op, c, x, y, out),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Complex
+
+/// The components of element `i` of any array as f64 (exact: complex64 parts are float32),
+/// converted to complex dtype `c` first.
+fn complex_at(a: &Array, i: usize, c: DType) -> (f64, f64) {
+    let part = |bits: u64, d: DType| -> f64 {
+        let f = c.float_format().expect("complex parts");
+        let src = match d {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            other => other,
+        };
+        let b = if src.float_format() == Some(f.clone()) {
+            bits
+        } else {
+            match src.float_format() {
+                Some(sf) => cast_bits(&sf, &f, bits),
+                None => f.encode(value_of(src, bits)),
+            }
+        };
+        f.decode(b).to_f64()
+    };
+    match &a.data {
+        Data::C64(v) => (part(v[i][0] as u64, a.dtype), part(v[i][1] as u64, a.dtype)),
+        Data::C128(v) => (part(v[i][0], a.dtype), part(v[i][1], a.dtype)),
+        d => (part(raw(d, i), a.dtype), 0.0),
+    }
+}
+
+#[inline(always)]
+fn cge(xr: f64, xi: f64, yr: f64, yi: f64) -> bool {
+    (xr > yr && !xi.is_nan() && !yi.is_nan()) || (xr == yr && xi >= yi)
+}
+
+#[inline(always)]
+fn cle(xr: f64, xi: f64, yr: f64, yi: f64) -> bool {
+    (xr < yr && !xi.is_nan() && !yi.is_nan()) || (xr == yr && xi <= yi)
+}
+
+#[inline(always)]
+fn clt(xr: f64, xi: f64, yr: f64, yi: f64) -> bool {
+    (xr < yr && !xi.is_nan() && !yi.is_nan()) || (xr == yr && xi < yi)
+}
+
+/// NumPy's complex ops, computed in the component precision `F` (f32 for complex64).
+fn complex_op<F: Float>(op: Op, (ar, ai): (F, F), (br, bi): (F, F)) -> Result<(F, F), bool> {
+    Ok(match op {
+        Op::Add => (ar + br, ai + bi),
+        Op::Subtract => (ar - br, ai - bi),
+        Op::Multiply => (ar * br - ai * bi, ar * bi + ai * br),
+        Op::TrueDivide => {
+            // NumPy's (Smith's) algorithm.
+            let (babs_r, babs_i) = (br.abs(), bi.abs());
+            if babs_r >= babs_i {
+                if babs_r == F::ZERO && babs_i == F::ZERO {
+                    (ar / babs_r, ai / babs_r)
+                } else {
+                    let rat = bi / br;
+                    let scl = F::ONE / (br + bi * rat);
+                    ((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+                }
+            } else {
+                let rat = br / bi;
+                let scl = F::ONE / (bi + br * rat);
+                ((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+            }
+        }
+        Op::Maximum | Op::Minimum => {
+            let (x, y) = ((ar.f64(), ai.f64()), (br.f64(), bi.f64()));
+            let keep_first = ar.is_nan()
+                || ai.is_nan()
+                || if op == Op::Maximum {
+                    cge(x.0, x.1, y.0, y.1)
+                } else {
+                    cle(x.0, x.1, y.0, y.1)
+                };
+            if keep_first { (ar, ai) } else { (br, bi) }
+        }
+        _ => {
+            let (x, y) = ((ar.f64(), ai.f64()), (br.f64(), bi.f64()));
+            return Err(match op {
+                Op::Equal => x.0 == y.0 && x.1 == y.1,
+                Op::NotEqual => !(x.0 == y.0 && x.1 == y.1),
+                Op::Less => clt(x.0, x.1, y.0, y.1),
+                Op::LessEqual => cle(x.0, x.1, y.0, y.1),
+                Op::Greater => clt(y.0, y.1, x.0, x.1),
+                Op::GreaterEqual => cle(y.0, y.1, x.0, x.1),
+                _ => unreachable!("supported complex op"),
+            });
+        }
+    })
+}
+
+/// The float arithmetic complex ops need, for f32 and f64.
+pub trait Float:
+    Copy
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn abs(self) -> Self;
+    fn is_nan(self) -> bool;
+    fn f64(self) -> f64;
+}
+
+impl Float for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    fn f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Float for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    fn f64(self) -> f64 {
+        self
+    }
+}
+
+fn run_complex(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    let at = |inp: &Input, i: usize| complex_at(&inp.array, if inp.splat { 0 } else { i }, c);
+    for_chunks(out, |start, chunk| match chunk {
+        OutChunk::C64(o) => {
+            for (k, slot) in o.iter_mut().enumerate() {
+                let (a, b) = (at(x, start + k), at(y, start + k));
+                let r = complex_op::<f32>(op, (a.0 as f32, a.1 as f32), (b.0 as f32, b.1 as f32));
+                let (re, im) = r.expect("arithmetic");
+                *slot = [canon32(re), canon32(im)];
+            }
+        }
+        OutChunk::C128(o) => {
+            for (k, slot) in o.iter_mut().enumerate() {
+                let (a, b) = (at(x, start + k), at(y, start + k));
+                let (re, im) = complex_op::<f64>(op, a, b).expect("arithmetic");
+                *slot = [canon64(re), canon64(im)];
+            }
+        }
+        OutChunk::U8(o) => {
+            for (k, slot) in o.iter_mut().enumerate() {
+                let (a, b) = (at(x, start + k), at(y, start + k));
+                let r = if c == DType::Complex64 {
+                    complex_op::<f32>(op, (a.0 as f32, a.1 as f32), (b.0 as f32, b.1 as f32)).err()
+                } else {
+                    complex_op::<f64>(op, a, b).err()
+                };
+                *slot = r.expect("comparison") as u8;
+            }
+        }
+        _ => unreachable!("complex or bool output"),
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary ops, astype
+
+/// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
+pub fn unary(op: UnaryOp, a: &Array) -> Result<Array, OpError> {
+    let d = a.dtype;
+    if op == UnaryOp::Negative && d == DType::Bool {
+        return err(
+            ErrorKind::Unsupported,
+            "negative is not defined for bool (NumPy: use logical_not)",
+        );
+    }
+    let out_dtype = match (op, d) {
+        (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
+        (UnaryOp::Absolute, DType::Complex128) => DType::Float64,
+        _ => d,
+    };
+    let mut out = Array::zeros(out_dtype, a.shape.clone());
+    match d {
+        DType::Bool => out.data = a.data.clone(),
+        DType::Int { bits, .. } => {
+            let l = int_loader(d, d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0i64; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], int_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => x.wrapping_neg(),
+                        UnaryOp::Absolute => x.wrapping_abs(),
+                    };
+                }
+                store_int(&v[..n], chunk, bits);
+            });
+        }
+        DType::Float32 | DType::Small(_) => {
+            let l = f32_loader(d, d);
+            let store = F32Store::new(d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0f32; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], f32_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => -*x,
+                        UnaryOp::Absolute => x.abs(),
+                    };
+                }
+                let mut bits = [0u32; CHUNK];
+                store.store(&v[..n], &mut bits, chunk);
+            });
+        }
+        DType::Float64 => {
+            let l = f64_loader(d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0f64; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], f64_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => -*x,
+                        UnaryOp::Absolute => x.abs(),
+                    };
+                }
+                store_f64(&v[..n], chunk);
+            });
+        }
+        DType::Complex64 | DType::Complex128 => {
+            let n = a.len();
+            let mut bits = Vec::with_capacity(n);
+            for i in 0..n {
+                let (re, im) = complex_at(a, i, d);
+                bits.push(match (op, d) {
+                    (UnaryOp::Negative, DType::Complex64) => {
+                        [canon32(-(re as f32)) as u64, canon32(-(im as f32)) as u64]
+                    }
+                    (UnaryOp::Negative, _) => [canon64(-re), canon64(-im)],
+                    // hypot of the float32 parts, computed in f64 and rounded once.
+                    (UnaryOp::Absolute, DType::Complex64) => {
+                        [canon32(re.hypot(im) as f32) as u64, 0]
+                    }
+                    (UnaryOp::Absolute, _) => [canon64(re.hypot(im)), 0],
+                });
+            }
+            out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
+        }
+    }
+    Ok(out)
+}
+
+/// `a.astype(to)`: `typejoin cast` semantics element by element (complex → real keeps the real
+/// part, as NumPy does with a ComplexWarning).
+pub fn astype(a: &Array, to: DType) -> Array {
+    if a.dtype == to {
+        return a.clone();
+    }
+    let n = a.len();
+    if let (Some(f), Some(t), false, false) = (
+        a.dtype.float_format(),
+        to.float_format(),
+        a.dtype.is_complex(),
+        to.is_complex(),
+    ) {
+        // Real float → real float: the fast cast kernels.
+        let caster = Caster::new(&f, &t);
+        let mut out = Array::zeros(to, a.shape.clone());
+        macro_rules! go {
+            ($i:expr) => {
+                match &mut out.data {
+                    Data::U8(o) => caster.run($i, o),
+                    Data::U16(o) => caster.run($i, o),
+                    Data::U32(o) => caster.run($i, o),
+                    Data::U64(o) => caster.run($i, o),
+                    _ => unreachable!("real storage"),
+                }
+            };
+        }
+        match &a.data {
+            Data::U8(i) => go!(i),
+            Data::U16(i) => go!(i),
+            Data::U32(i) => go!(i),
+            Data::U64(i) => go!(i),
+            _ => unreachable!("real storage"),
+        }
+        return out;
+    }
+    let bits: Vec<[u64; 2]> = (0..n)
+        .map(|i| {
+            if to.is_complex() {
+                let (re, im) = complex_at(a, i, to);
+                let f = to.float_format().expect("parts");
+                let enc = |x: f64| f.encode(Value::from_f64(x));
+                [enc(re), enc(im)]
+            } else if a.dtype.is_complex() {
+                let part = match a.dtype {
+                    DType::Complex64 => DType::Float32,
+                    _ => DType::Float64,
+                };
+                let re = match &a.data {
+                    Data::C64(v) => v[i][0] as u64,
+                    Data::C128(v) => v[i][0],
+                    _ => unreachable!(),
+                };
+                [convert_bits(part, to, re), 0]
+            } else {
+                [convert_bits(a.dtype, to, raw(&a.data, i)), 0]
+            }
+        })
+        .collect();
+    Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept")
+}
+
+// ---------------------------------------------------------------------------------------------
+// sum
+
+/// Exact floating-point summation (Shewchuk's partials, as Python's `math.fsum`): returns the
+/// sum rounded once to float64 and the sign of what that rounding left out.
+fn fsum(values: impl Iterator<Item = f64>) -> (f64, i8) {
+    let mut partials: Vec<f64> = Vec::new();
+    let (mut special, mut inf_sum) = (false, 0.0f64);
+    for mut x in values {
+        if !x.is_finite() {
+            special = true;
+            inf_sum += x; // +inf + -inf = NaN, NaN stays NaN
+            continue;
+        }
+        let mut i = 0;
+        for k in 0..partials.len() {
+            let mut y = partials[k];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    if special {
+        return (inf_sum, 0);
+    }
+    let Some(mut hi) = partials.pop() else {
+        return (0.0, 0);
+    };
+    let mut lo = 0.0;
+    while let Some(y) = partials.pop() {
+        let x = hi;
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    // Half-way case: the rest of the partials decide the direction.
+    let mut residual = lo;
+    if let Some(&next) = partials.last()
+        && ((lo < 0.0 && next < 0.0) || (lo > 0.0 && next > 0.0))
+    {
+        let y = lo * 2.0;
+        let x = hi + y;
+        if y == x - hi {
+            hi = x;
+            residual = -lo;
+        }
+    }
+    let sign = if residual > 0.0 {
+        1
+    } else if residual < 0.0 {
+        -1
+    } else if let Some(&next) = partials.last() {
+        if lo == 0.0 { 0 } else { next.signum() as i8 }
+    } else {
+        0
+    };
+    (hi, sign)
+}
+
+/// The exact sum of float values (as f64s) rounded once into `f`.
+fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u64 {
+    let (hi, sign) = fsum(values);
+    let mut v = Value::from_f64(hi);
+    // A value strictly between `hi` and its float64 neighbour rounds like the exact sum.
+    if let (Value::Finite { neg, mant, exp }, true) = (v, sign != 0 && hi != 0.0) {
+        let away = (sign > 0) != neg;
+        v = Value::Finite {
+            neg,
+            mant: if away { mant * 4 + 1 } else { mant * 4 - 1 },
+            exp: exp - 2,
+        };
+    }
+    if hi.is_nan() {
+        return f.encode(Value::Nan { neg: false });
+    }
+    f.encode(v)
+}
+
+/// `sum` over every element (`axis: None`, result of shape `[]`) or along one axis, in the
+/// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once.
+pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
+    let acc = policy.sum_type(a.dtype).map_err(promotion)?;
+    let (outer, len, inner, shape) = match axis {
+        None => (1, a.len(), 1, vec![]),
+        Some(k) if k < a.shape.len() => {
+            let outer: usize = a.shape[..k].iter().product();
+            let inner: usize = a.shape[k + 1..].iter().product();
+            let mut shape = a.shape.clone();
+            shape.remove(k);
+            (outer, a.shape[k], inner, shape)
+        }
+        Some(k) => {
+            return err(
+                ErrorKind::Input,
+                format!(
+                    "axis {k} is out of bounds for an array of {} dimensions",
+                    a.shape.len()
+                ),
+            );
+        }
+    };
+    let conv = astype(a, acc);
+    let mut bits = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for i in 0..inner {
+            let idx = (0..len).map(|k| (o * len + k) * inner + i);
+            bits.push(match acc {
+                DType::Bool => [idx.map(|j| raw(&conv.data, j)).fold(0, |x, y| x | y), 0],
+                DType::Int { bits: w, .. } => {
+                    let mask = if w >= 64 { u64::MAX } else { (1 << w) - 1 };
+                    let s = idx.fold(0i64, |s, j| {
+                        s.wrapping_add(int_lane(acc, raw(&conv.data, j)))
+                    });
+                    [s as u64 & mask, 0]
+                }
+                DType::Complex64 | DType::Complex128 => {
+                    let f = acc.float_format().expect("parts");
+                    let parts: Vec<(f64, f64)> = idx.map(|j| complex_at(&conv, j, acc)).collect();
+                    [
+                        round_sum(&f, parts.iter().map(|p| p.0)),
+                        round_sum(&f, parts.iter().map(|p| p.1)),
+                    ]
+                }
+                _ => {
+                    let f = acc.float_format().expect("float");
+                    [
+                        round_sum(&f, idx.map(|j| value_of(acc, raw(&conv.data, j)).to_f64())),
+                        0,
+                    ]
+                }
+            });
+        }
+    }
+    Ok(Array::from_bits(acc, shape, &bits).expect("shape"))
+}

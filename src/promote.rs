@@ -1,0 +1,130 @@
+//! Promotion as the kernels see it: a `Generated` table (written by `codegen` from a verified
+//! lattice, committed under `src/generated/`) and the lookups on it. Kernels never compute a
+//! join; they read this table.
+
+use crate::array::DType;
+
+/// "No join" in a generated table.
+pub const UNDEFINED: u8 = u8::MAX;
+
+/// A promotion policy in the form codegen writes it.
+#[derive(Debug)]
+pub struct Generated {
+    pub name: &'static str,
+    pub source: &'static str,
+    /// Dtype names, in the policy's order; weak types are `i*`, `f*`, `c*`.
+    pub dtypes: &'static [&'static str],
+    /// `join[a * n + b]`: the index of `a ∨ b`, or `UNDEFINED`.
+    pub join: &'static [u8],
+    /// What each dtype materialises as (itself, or a weak type's rule; `UNDEFINED` if none).
+    pub materialise: &'static [u8],
+    /// `true_divide`: what an integer or bool join (by index) becomes; `UNDEFINED` keeps it.
+    pub true_divide: &'static [u8],
+    /// `sum`: inputs below this dtype accumulate in it.
+    pub sum_lowest: Option<u8>,
+}
+
+/// An operand's place in the policy: an array's dtype, or a weak Python scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Array(DType),
+    /// A Python scalar of kind `bool` (a plain bool), `int`, `float` or `complex`.
+    Scalar(ScalarKind),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarKind {
+    Bool,
+    Int,
+    Float,
+    Complex,
+}
+
+/// Why operands have no result dtype.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PromotionError(pub String);
+
+impl Generated {
+    /// The policy's index of an operand.
+    fn index(&self, o: Operand) -> Result<usize, PromotionError> {
+        let name = match o {
+            Operand::Array(d) => d.name(),
+            Operand::Scalar(ScalarKind::Bool) => "bool",
+            Operand::Scalar(ScalarKind::Int) => "i*",
+            Operand::Scalar(ScalarKind::Float) => "f*",
+            Operand::Scalar(ScalarKind::Complex) => "c*",
+        };
+        self.dtypes
+            .iter()
+            .position(|d| *d == name)
+            .ok_or_else(|| PromotionError(format!("the {} policy has no dtype {name}", self.name)))
+    }
+
+    fn n(&self) -> usize {
+        self.dtypes.len()
+    }
+
+    /// The concrete dtype of an index (materialising a weak type).
+    fn concrete(&self, i: usize) -> Result<DType, PromotionError> {
+        let m = self.materialise[i];
+        if m == UNDEFINED {
+            return Err(PromotionError(format!(
+                "{} does not materialise in the {} policy",
+                self.dtypes[i], self.name
+            )));
+        }
+        DType::named(self.dtypes[m as usize])
+            .ok_or_else(|| PromotionError(format!("{} has no array type", self.dtypes[m as usize])))
+    }
+
+    /// `a ∨ b` as an index, or the promotion error naming both and suggesting a cast.
+    fn join_index(&self, a: Operand, b: Operand) -> Result<usize, PromotionError> {
+        let (i, j) = (self.index(a)?, self.index(b)?);
+        let r = self.join[i * self.n() + j];
+        if r == UNDEFINED {
+            return Err(PromotionError(format!(
+                "no promotion for {} and {} in the {} policy (they have no unique least upper \
+                 bound); cast one operand explicitly, e.g. .astype(float32)",
+                self.dtypes[i], self.dtypes[j], self.name
+            )));
+        }
+        Ok(r as usize)
+    }
+
+    /// The result dtype of a binary elementwise op on `a` and `b` before op rules.
+    pub fn result_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+        self.concrete(self.join_index(a, b)?)
+    }
+
+    /// The result dtype of `true_divide`: the join, with integer and bool results replaced
+    /// by the policy's rule.
+    pub fn true_divide_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+        let j = self.join_index(a, b)?;
+        match self.true_divide[j] {
+            UNDEFINED => self.concrete(j),
+            r => self.concrete(r as usize),
+        }
+    }
+
+    /// The accumulator dtype of `sum` over an array of `d`: the policy's lowest accumulator
+    /// when `d` is below it (`d ∨ lowest = lowest`), else `d`.
+    pub fn sum_type(&self, d: DType) -> Result<DType, PromotionError> {
+        let Some(low) = self.sum_lowest else {
+            return Ok(d);
+        };
+        let i = self.index(Operand::Array(d))?;
+        if self.join[i * self.n() + low as usize] == low {
+            self.concrete(low as usize)
+        } else {
+            Ok(d)
+        }
+    }
+
+    /// The generated policy of a name (`jax`, `jax-x32`, `array-api`, …).
+    pub fn named(name: &str) -> Option<&'static Generated> {
+        crate::generated::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name == name)
+    }
+}

@@ -1,0 +1,107 @@
+//! The reference kernels against the oracle: all 390 cases of
+//! tests/data/kernels/cases.jsonl (JAX's result dtypes, IEEE-correct values, canonical NaN),
+//! through the same line protocol `typejoin run` speaks; and the protocol's error handling.
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use typejoin::conformance::run_line;
+use typejoin::promote::Generated;
+
+use crate::root;
+
+fn lines(rel: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join(rel))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_oracle_case_is_bit_exact() {
+    let jax = Generated::named("jax").unwrap();
+    let cases = lines("tests/data/kernels/cases.jsonl");
+    let expected = lines("tests/data/kernels/expected_jax_policy.jsonl");
+    assert_eq!((cases.len(), expected.len()), (390, 390));
+    let (mut values, mut errors) = (0, 0);
+    for (case, want) in cases.iter().zip(&expected) {
+        let got: Value = serde_json::from_str(&run_line(jax, case)).unwrap();
+        let want: Value = serde_json::from_str(want).unwrap();
+        assert_eq!(got["id"], want["id"]);
+        if want.get("error").is_some() {
+            assert_eq!(got["kind"], want["kind"], "case {}: {got}", want["id"]);
+            errors += 1;
+        } else {
+            assert_eq!(got, want, "case {}", want["id"]);
+            values += 1;
+        }
+    }
+    assert_eq!((values, errors), (372, 18));
+}
+
+#[test]
+fn a_bad_line_fails_alone_and_stdin_works() {
+    let input = [
+        r#"{"id": 1, "op": "add", "args": [{"dtype": "int8", "shape": [2], "bits": [1, 255]}, {"scalar": "int", "value": 300}]}"#,
+        "not json",
+        r#"{"id": 3, "op": "ad", "args": []}"#,
+        r#"{"id": 4, "op": "add", "args": [{"dtype": "int8", "shape": [3], "bits": [1]}, {"scalar": "int", "value": 1}]}"#,
+        r#"{"id": 5, "op": "add", "args": [{"dtype": "float8_e4m3fn", "shape": [1], "bits": [56]}, {"dtype": "float32", "shape": [1], "bits": [0]}]}"#,
+        r#"{"id": 6, "op": "bitwise_and", "args": [{"dtype": "float32", "shape": [1], "bits": [0]}, {"dtype": "float32", "shape": [1], "bits": [0]}]}"#,
+        r#"{"id": 7, "op": "add", "args": [{"dtype": "int8", "shape": [2], "bits": [1, 255]}, {"scalar": "int", "value": 2}]}"#,
+    ]
+    .join("\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args(["run", "-", "--policy", "jax"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.len(), 7);
+    let kinds: Vec<&str> = out
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "overflow",
+            "input",
+            "unsupported",
+            "input",
+            "promotion",
+            "unsupported",
+            "ok"
+        ]
+    );
+    assert_eq!(
+        out[0]["error"],
+        "Python integer 300 out of bounds for int8 (NumPy 2 raises OverflowError); use an array of a wider dtype"
+    );
+    assert_eq!(out[2]["error"], "unknown op `ad`; did you mean `add`?");
+    assert_eq!(
+        out[4]["error"],
+        "no promotion for float8_e4m3fn and float32 in the jax policy (they have no unique least \
+         upper bound); cast one operand explicitly, e.g. .astype(float32)"
+    );
+    assert_eq!(
+        out[6],
+        serde_json::json!({"id": 7, "dtype": "int8", "shape": [2], "bits": [3, 1]})
+    );
+    assert_eq!(out[1]["id"], Value::Null);
+}
