@@ -53,7 +53,7 @@ enum How {
 /// - zero, overflow (a code above the largest finite one; ±∞ lands there too) and NaN are
 ///   selected by masks from the codec's own codes.
 #[derive(Clone, Debug)]
-struct Narrow {
+pub(crate) struct Narrow {
     /// `23 - mantissa_bits`: the bits a normal result drops.
     drop: u32,
     /// `(bias - 127) << 23`, wrapping: rebiases float32 bits to the destination's exponent.
@@ -72,7 +72,7 @@ struct Narrow {
 }
 
 impl Narrow {
-    fn new(d: &FloatFormat) -> Narrow {
+    pub(crate) fn new(d: &FloatFormat) -> Narrow {
         use crate::format::Value;
         let both = |f: &dyn Fn(bool) -> u64| [f(false) as u32, f(true) as u32];
         let max = d.encode(d.max_finite()) as u32;
@@ -92,7 +92,7 @@ impl Narrow {
     }
 
     #[inline(always)]
-    fn run(&self, x: u32) -> u32 {
+    pub(crate) fn run(&self, x: u32) -> u32 {
         let neg = x >> 31;
         let negm = neg.wrapping_neg(); // all ones when negative
         let pick = |pair: [u32; 2]| pair[0] ^ ((pair[0] ^ pair[1]) & negm);
@@ -205,6 +205,23 @@ fn map32<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32 + 
         }
     }
     scalar(input, out, f)
+}
+
+/// float16 → float32 bits, exact (NaN payloads shifted into place), branch-free so loops
+/// vectorise: normal, infinite and NaN patterns by rebiasing the exponent, subnormal ones
+/// through an exact integer-to-float conversion.
+#[inline(always)]
+pub fn f16_to_f32(h: u16) -> u32 {
+    let select = |cond: bool, a: u32, b: u32| {
+        let m = (cond as u32).wrapping_neg();
+        (a & m) | (b & !m)
+    };
+    let h = h as u32;
+    let sign = (h & 0x8000) << 16;
+    let em = h & 0x7fff;
+    let normal = (em << 13) + (112 << 23) + select(em >= 0x7c00, 112 << 23, 0);
+    let sub = (em as f32 * (1.0 / 16_777_216.0)).to_bits(); // em · 2^-24, exact
+    sign | select(em < 0x0400, sub, normal)
 }
 
 /// float32 → bfloat16, round to nearest even; NaN → the canonical quiet NaN with its sign

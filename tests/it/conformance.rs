@@ -105,3 +105,30 @@ fn a_bad_line_fails_alone_and_stdin_works() {
     );
     assert_eq!(out[1]["id"], Value::Null);
 }
+
+/// Cases the shared oracle does not cover, measured from NumPy + ml_dtypes by
+/// scripts/oracle_kernels_extra.py where NumPy's result dtype is JAX's: floor_divide, power,
+/// comparisons, bitwise ops, negative/absolute, maximum/minimum with NaN and ±0 over every
+/// float8/6/4 format, sub-byte integers, bool, 2-D/3-D broadcasting, complex64 (NumPy's fused
+/// multiply-adds), astype across kinds, and sums along each axis.
+#[test]
+fn every_extra_case_matches_numpy() {
+    let jax = Generated::named("jax").unwrap();
+    let cases = lines("tests/data/kernels/extra_cases.jsonl");
+    let expected = lines("tests/data/kernels/extra_expected.jsonl");
+    assert_eq!(cases.len(), expected.len());
+    assert!(cases.len() >= 350);
+    let mut ops = std::collections::BTreeSet::new();
+    for (case, want) in cases.iter().zip(&expected) {
+        let c: Value = serde_json::from_str(case).unwrap();
+        ops.insert(c["op"].as_str().unwrap().to_string());
+        let got: Value = serde_json::from_str(&run_line(jax, case)).unwrap();
+        let want: Value = serde_json::from_str(want).unwrap();
+        if want.get("error").is_some() {
+            assert_eq!(got["kind"], want["kind"], "case {}: {got}", want["id"]);
+        } else {
+            assert_eq!(got, want, "case {}", want["id"]);
+        }
+    }
+    assert_eq!(ops.len(), 21, "{ops:?}"); // every op of DESIGN.md
+}

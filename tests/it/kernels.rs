@@ -122,3 +122,19 @@ fn nan_payloads_of_widening_casts_match_ml_dtypes() {
     assert_eq!(c("float32", "bfloat16", 0x7f80_0001), 0x7fc0);
     assert_eq!(c("float32", "float8_e4m3fn", 0xffc0_0001), 0xff);
 }
+
+/// The branch-free float16 → float32 widening equals the codec (NumPy's cast) on every pattern.
+#[test]
+fn f16_widening_equals_the_codec_everywhere() {
+    let (h, f) = (
+        typejoin::format::float_format("float16").unwrap(),
+        typejoin::format::float_format("float32").unwrap(),
+    );
+    for b in 0..=u16::MAX {
+        assert_eq!(
+            typejoin::kernel::f16_to_f32(b) as u64,
+            typejoin::format::cast_bits(&h, &f, b as u64),
+            "{b:#06x}"
+        );
+    }
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Elementwise kernel throughput of typejoin next to NumPy (+ ml_dtypes) and JAX, in one run.
+
+For each pair of issue 5, runs `typejoin bench` (release build; one thread unless --threads,
+output preallocated, random bit patterns, best of several runs) and times NumPy's
+`np.add(a, b, out=out, dtype=result)` on the same sizes (and `jax.jit(jnp.add)` when JAX is
+installed). Also measures this machine's single-core copy bandwidth (`np.copyto` of 256 MB) to
+give each pair its memory-bandwidth bound: bytes moved ÷ copy bandwidth.
+Skips (exit 0) when numpy or ml_dtypes is missing.
+
+Usage: python3 benches/compare_numpy_kernels.py [--threads T] [-n N]   (from the crate root)
+"""
+import argparse
+import json
+import subprocess
+import sys
+import time
+
+try:
+    import ml_dtypes
+    import numpy as np
+except ImportError as e:  # pragma: no cover
+    print(f"skipped: {e}")
+    sys.exit(0)
+
+try:
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+except ImportError:
+    jax = None
+
+PAIRS = [
+    ("add", "float32", "float32"), ("add", "int8", "float32"), ("add", "uint8", "int8"),
+    ("add", "int32", "float32"), ("add", "float32", "float64"), ("add", "int64", "float64"),
+    ("add", "bfloat16", "float16"), ("add", "bfloat16", "bfloat16"),
+    ("add", "float8_e4m3fn", "float8_e4m3fn"), ("astype", "float8_e4m3fn", "float32"),
+    ("add", "float16", "float16"), ("add", "complex64", "float32"),
+]
+
+
+def dt(name):
+    return np.dtype(getattr(ml_dtypes, name, name))
+
+
+def random(name, n, rng):
+    d = dt(name)
+    unit = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}[d.itemsize]
+    count = n * (2 if d.itemsize == 16 else 1)
+    raw = rng.integers(0, np.iinfo(unit).max, size=count, dtype=unit, endpoint=True)
+    return raw.view(d)
+
+
+def best(f, runs):
+    f()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def copy_bandwidth():
+    src = np.ones(32 * 1024 * 1024, dtype=np.float64)  # 256 MB
+    dst = np.empty_like(src)
+    t = best(lambda: np.copyto(dst, src), 5)
+    return 2 * src.nbytes / t / 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("-n", type=int, default=10_000_000)
+    ap.add_argument("--runs", type=int, default=10)
+    args = ap.parse_args()
+    n = args.n
+    subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
+    bw = copy_bandwidth()
+    rng = np.random.default_rng(1)
+    print(f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, "
+          f"jax {jax.__version__ if jax else 'not installed'}, n = {n:.0e}, "
+          f"threads {args.threads}, copy bandwidth {bw:.1f} GB/s")
+    print(f"{'pair':34} {'out':14} {'NumPy':>9} {'JAX':>9} {'typejoin':>9} "
+          f"{'vs NumPy':>8} {'bound':>8} {'of bound':>8}")
+    rows = []
+    for op, lhs, rhs in PAIRS:
+        cmd = ["target/release/typejoin", "bench", "--op", op, "--lhs", lhs, "-n", str(n),
+               "--threads", str(args.threads), "--runs", str(args.runs)]
+        cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]
+        ours = json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                         text=True).stdout)
+        out_name = ours["out"]
+        a = random(lhs, n, rng)
+        with np.errstate(all="ignore"):
+            if op == "astype":
+                out = np.empty(n, dtype=dt(out_name))
+                t_np = best(lambda: np.copyto(out, a, casting="unsafe"), args.runs)
+                moved = n * (a.itemsize + out.itemsize)
+            else:
+                b = random(rhs, n, rng)
+                out = np.empty(n, dtype=dt(out_name))
+                t_np = best(lambda: np.add(a, b, out=out, dtype=dt(out_name),
+                                           casting="unsafe"), args.runs)
+                moved = n * (a.itemsize + b.itemsize + out.itemsize)
+        t_jax = None
+        if jax is not None and op == "add":
+            try:
+                ja, jb = jnp.asarray(a), jnp.asarray(random(rhs, n, rng))
+                f = jax.jit(jnp.add)
+                t_jax = best(lambda: f(ja, jb).block_until_ready(), args.runs)
+            except Exception:  # a pair JAX does not promote
+                t_jax = None
+        t_ours = ours["ns_per_element_best"] * n / 1e9
+        bound = moved / (bw * 1e9)
+        rows.append({"pair": f"{op} {lhs} {rhs}", "out": out_name, "numpy_ms": t_np * 1e3,
+                     "jax_ms": t_jax * 1e3 if t_jax else None, "typejoin_ms": t_ours * 1e3,
+                     "speedup_vs_numpy": t_np / t_ours, "bound_ms": bound * 1e3,
+                     "of_bound": t_ours / bound})
+        r = rows[-1]
+        jax_s = f"{r['jax_ms']:8.2f}" if r["jax_ms"] else "       -"
+        print(f"{r['pair']:34} {out_name:14} {r['numpy_ms']:8.2f}m {jax_s}m "
+              f"{r['typejoin_ms']:8.2f}m {r['speedup_vs_numpy']:7.1f}x "
+              f"{r['bound_ms']:7.2f}m {r['of_bound']:7.2f}x")
+    json.dump(rows, open("target/compare_numpy_kernels.json", "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
