@@ -291,3 +291,57 @@ fn cast_text_bin_and_errors() {
             .contains("casts to `complex64` are not supported")
     );
 }
+
+#[test]
+fn bench_prints_one_json_line() {
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args([
+            "bench", "--op", "add", "--lhs", "int8", "--rhs", "float32", "-n", "1000",
+        ])
+        .args(["--runs", "2", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "op",
+            "lhs",
+            "rhs",
+            "out",
+            "n",
+            "threads",
+            "ns_per_element_best",
+            "ns_per_element_median",
+            "gb_per_s_best"
+        ]
+    );
+    assert_eq!(
+        (v["out"].as_str(), v["n"].as_u64(), v["threads"].as_u64()),
+        (Some("float32"), Some(1000), Some(2))
+    );
+    assert!(v["ns_per_element_best"].as_f64().unwrap() > 0.0);
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args([
+            "--color",
+            "never",
+            "bench",
+            "--op",
+            "add",
+            "--lhs",
+            "float8_e4m3fn",
+        ])
+        .args(["--rhs", "float32", "-n", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("no promotion for float8_e4m3fn and float32")
+    );
+}
