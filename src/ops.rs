@@ -1257,6 +1257,15 @@ fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
             with_op!(|f| fused_go(a, b, o, load, load, f, enc));
         }
         (Data::U16(a), Data::U16(b), Data::U16(o)) if fmt.name == "float16" => {
+            #[cfg(target_arch = "x86_64")]
+            if matches!(op, Op::Add | Op::Subtract | Op::Multiply | Op::TrueDivide)
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("f16c")
+            {
+                // SAFETY: the CPU has AVX2 and F16C, checked just above.
+                zip_chunks(a, b, o, |a, b, o| unsafe { f16c::binary(op, a, b, o) });
+                return true;
+            }
             let load = |v: u16| f32::from_bits(crate::kernel::f16_to_f32(v));
             let enc = |v: f32| crate::kernel::f32_to_f16(canon32(v));
             with_op!(|f| fused_go(a, b, o, load, load, f, enc));
@@ -1264,6 +1273,54 @@ fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
         _ => return false,
     }
     true
+}
+
+/// float16 arithmetic with the F16C conversion instructions: 8 halves widened exactly, one
+/// AVX operation, NaN made canonical, one round-to-nearest-even narrowing (the same values as
+/// the portable path; `fast_paths_equal_the_general_path` holds them together).
+#[cfg(target_arch = "x86_64")]
+mod f16c {
+    use super::Op;
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) fn binary(op: Op, a: &[u16], b: &[u16], o: &mut [u16]) {
+        macro_rules! run {
+            ($f:ident) => {{
+                let n = o.len();
+                let nan = _mm256_set1_ps(f32::from_bits(0x7fc0_0000));
+                let mut i = 0;
+                while i + 8 <= n {
+                    // SAFETY: i + 8 <= n = a.len() = b.len() = o.len(); unaligned accesses.
+                    unsafe {
+                        let x = _mm256_cvtph_ps(_mm_loadu_si128(a.as_ptr().add(i).cast()));
+                        let y = _mm256_cvtph_ps(_mm_loadu_si128(b.as_ptr().add(i).cast()));
+                        let r = $f(x, y);
+                        let r = _mm256_blendv_ps(r, nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r));
+                        let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(r);
+                        _mm_storeu_si128(o.as_mut_ptr().add(i).cast(), h);
+                    }
+                    i += 8;
+                }
+                for k in i..n {
+                    let w = |v: u16| f32::from_bits(crate::kernel::f16_to_f32(v));
+                    let r = match op {
+                        Op::Add => w(a[k]) + w(b[k]),
+                        Op::Subtract => w(a[k]) - w(b[k]),
+                        Op::Multiply => w(a[k]) * w(b[k]),
+                        _ => w(a[k]) / w(b[k]),
+                    };
+                    o[k] = crate::kernel::f32_to_f16(super::canon32(r));
+                }
+            }};
+        }
+        match op {
+            Op::Add => run!(_mm256_add_ps),
+            Op::Subtract => run!(_mm256_sub_ps),
+            Op::Multiply => run!(_mm256_mul_ps),
+            _ => run!(_mm256_div_ps),
+        }
+    }
 }
 
 /// A fused pass for float32 arithmetic on bfloat16 and float16 operands (bfloat16 ∨ float16
