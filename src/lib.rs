@@ -10,6 +10,7 @@ pub mod bits;
 pub mod codegen;
 pub mod conformance;
 pub mod diag;
+pub mod dot;
 pub mod dtype;
 pub mod explain;
 pub mod format;

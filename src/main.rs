@@ -113,6 +113,17 @@ enum Cmd {
         #[arg(long, default_value_t = 15)]
         runs: usize,
     },
+    /// The Hasse diagram of a policy, edges styled by safety class: DOT text, or SVG/PNG by
+    /// the `dot` binary (chosen by the output's extension).
+    Dot {
+        file: PathBuf,
+        /// `out.dot`, `out.svg` or `out.png` (written atomically); DOT on stdout without it.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Mark the join path of two dtypes, e.g. `int8,uint8`.
+        #[arg(long)]
+        highlight: Option<String>,
+    },
     /// What every value of one format becomes in another (bit-exact, correctly rounded).
     Cast {
         /// Source dtype: any float format, or an integer / bool (names or short codes).
@@ -253,6 +264,11 @@ fn main() -> ExitCode {
         ),
         Cmd::Codegen { files, out } => codegen(&files, &out, err_color),
         Cmd::Run { cases, policy } => run_cases(&cases, &policy),
+        Cmd::Dot {
+            file,
+            output,
+            highlight,
+        } => dot(&file, output.as_deref(), highlight.as_deref()),
         Cmd::Bench {
             op,
             lhs,
@@ -800,6 +816,76 @@ fn unit_bytes(d: typejoin::array::DType) -> usize {
         Unit::U64 | Unit::C64 => 8,
         Unit::C128 => 16,
     }
+}
+
+/// Writes a policy's diagram as DOT (stdout or `.dot`) or renders it (`.svg`, `.png`).
+fn dot(file: &Path, output: Option<&Path>, highlight: Option<&str>) -> Result<u8, LoadError> {
+    let input = load(file)?;
+    let shown = file.to_string_lossy();
+    let Input::Policy {
+        policy, lattice, ..
+    } = &input
+    else {
+        return Err(LoadError::one(
+            Diagnostic::file(&shown, "`dot` draws policies (.toml)").with_help(
+                "an observed table has no declared edges; check it with `typejoin check`",
+            ),
+        ));
+    };
+    let pair = match highlight {
+        None => None,
+        Some(h) => {
+            let names: Vec<&str> = h.split(',').map(str::trim).collect();
+            let find = |n: &str| -> Result<usize, LoadError> {
+                let c = typejoin::dtype::canonical(n).unwrap_or(n);
+                policy.dtypes.iter().position(|d| d == c).ok_or_else(|| {
+                    let help = did_you_mean(n, policy.dtypes.iter().map(String::as_str))
+                        .map_or("name two dtypes of the policy".into(), |s| {
+                            format!("did you mean `{s}`?")
+                        });
+                    LoadError::one(
+                        Diagnostic::file(
+                            "--highlight",
+                            format!("`{n}` is not a dtype of {}", policy.name),
+                        )
+                        .with_help(help),
+                    )
+                })
+            };
+            match names.as_slice() {
+                [a, b] => Some((find(a)?, find(b)?)),
+                _ => {
+                    return Err(LoadError::one(
+                        Diagnostic::file("--highlight", format!("`{h}` is not two dtypes"))
+                            .with_help("write them as A,B, e.g. --highlight int8,uint8"),
+                    ));
+                }
+            }
+        }
+    };
+    let g = typejoin::dot::diagram(policy, lattice, pair, typejoin::safety::Engine::best());
+    let text = typejoin::dot::to_dot(&g);
+    let Some(out) = output else {
+        print!("{text}");
+        return Ok(0);
+    };
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let bytes = match ext.as_str() {
+        "dot" | "gv" => typejoin::dot::with_header(&text, &shown.replace('\\', "/")).into_bytes(),
+        "svg" | "png" => typejoin::dot::render(&text, &ext)
+            .map_err(|m| LoadError::one(Diagnostic::file(&out.to_string_lossy(), m)))?,
+        _ => {
+            return Err(LoadError::one(
+                Diagnostic::file(&out.to_string_lossy(), "unknown output format")
+                    .with_help("name the output .dot, .svg or .png"),
+            ));
+        }
+    };
+    write_atomic_bytes(out, &bytes)?;
+    Ok(0)
 }
 
 /// Answers every case of a JSON-lines file (or stdin), streaming.

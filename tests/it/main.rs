@@ -5,6 +5,7 @@ mod cli;
 mod codegen;
 mod conformance;
 mod docs;
+mod dot;
 mod errors;
 mod kernels;
 mod laws;

@@ -1,0 +1,75 @@
+//! Diagrams: a DOT snapshot of every shipped policy, each accepted by graphviz's `dot -Tsvg`
+//! (required in CI, where scripts/setup installs graphviz), the Hasse reduction, the highlight
+//! of a join path, and the committed JAX diagram kept fresh.
+
+use std::process::Command;
+
+use typejoin::Input;
+use typejoin::safety::Engine;
+
+use crate::{files, load, root};
+
+fn dot_of(path: &str, highlight: Option<(&str, &str)>) -> String {
+    let Input::Policy {
+        policy, lattice, ..
+    } = load(path)
+    else {
+        panic!("{path}")
+    };
+    let pair = highlight.map(|(a, b)| {
+        let i = |n: &str| policy.dtypes.iter().position(|d| d == n).unwrap();
+        (i(a), i(b))
+    });
+    typejoin::dot::to_dot(&typejoin::dot::diagram(
+        &policy,
+        &lattice,
+        pair,
+        Engine::best(),
+    ))
+}
+
+#[test]
+fn every_shipped_policy_renders() {
+    let have_dot = Command::new("dot").arg("-V").output().is_ok();
+    assert!(
+        have_dot || std::env::var_os("CI").is_none(),
+        "CI needs graphviz's `dot` (scripts/setup installs it)"
+    );
+    for path in files("lattices", "toml") {
+        let text = dot_of(&path, None);
+        let name = path
+            .trim_start_matches("lattices/")
+            .replace(['/', '.'], "_");
+        insta::assert_snapshot!(format!("dot__{name}"), text);
+        if have_dot {
+            let svg = typejoin::dot::render(&text, "svg").unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(String::from_utf8_lossy(&svg).contains("</svg>"), "{path}");
+        }
+    }
+}
+
+#[test]
+fn edges_are_the_hasse_reduction_and_the_highlight_follows_the_join() {
+    let text = dot_of("lattices/jax.toml", Some(("int8", "uint8")));
+    // int8 → int16 is a covering edge; int8 → int32 is implied and not drawn.
+    assert!(
+        text.contains("\"int8\" -> \"int16\" [color=\"#2563eb\" penwidth=\"3\"]"),
+        "{text}"
+    );
+    assert!(text.contains("\"uint8\" -> \"int16\" [color=\"#2563eb\" penwidth=\"3\"]"));
+    assert!(!text.contains("\"int8\" -> \"int32\""));
+    assert!(text.contains("label=\"int8 ∨ uint8 = int16\""));
+    // Edges are styled by safety class: bfloat16 → float32 is exact, i* → int8 overflows.
+    assert!(text.contains("\"bfloat16\" -> \"float32\" [color=\"#333333\" style=\"solid\"]"));
+    assert!(text.contains("\"i*\" -> \"int8\" [color=\"#dc2626\" style=\"bold\"]"));
+}
+
+#[test]
+fn the_committed_jax_diagram_is_fresh() {
+    let want = typejoin::dot::with_header(&dot_of("lattices/jax.toml", None), "lattices/jax.toml");
+    let have = std::fs::read_to_string(root().join("docs/lattices/jax.dot")).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/lattices/jax.dot is stale: run `cargo run -- dot lattices/jax.toml -o docs/lattices/jax.dot`"
+    );
+}
