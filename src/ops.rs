@@ -1523,45 +1523,27 @@ fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
         }
     };
     let (la32, lb32) = (load32(sa, xa), load32(sb, xb));
+    // One arm per output storage: lane type, loaders, truncation.
+    macro_rules! arm {
+        ($o:expr, $a:expr, $b:expr, $t:ty, $lane:ty, $la:expr, $lb:expr, $out:ty) => {
+            with_op!($lane, |f| fused_go(
+                $a,
+                $b,
+                $o,
+                |v: $t| $la(v as u64),
+                |v: $t| $lb(v as u64),
+                f,
+                |v: $lane| v as $out
+            ))
+        };
+    }
     macro_rules! go {
         ($a:expr, $b:expr, $t:ty) => {
             match out {
-                Data::U8(o) => with_op!(i32, |f| fused_go(
-                    $a,
-                    $b,
-                    o,
-                    |v: $t| la32(v as u64),
-                    |v: $t| lb32(v as u64),
-                    f,
-                    |v: i32| v as u8
-                )),
-                Data::U16(o) => with_op!(i32, |f| fused_go(
-                    $a,
-                    $b,
-                    o,
-                    |v: $t| la32(v as u64),
-                    |v: $t| lb32(v as u64),
-                    f,
-                    |v: i32| v as u16
-                )),
-                Data::U32(o) => with_op!(i64, |f| fused_go(
-                    $a,
-                    $b,
-                    o,
-                    |v: $t| la(v as u64),
-                    |v: $t| lb(v as u64),
-                    f,
-                    |v: i64| v as u32
-                )),
-                Data::U64(o) => with_op!(i64, |f| fused_go(
-                    $a,
-                    $b,
-                    o,
-                    |v: $t| la(v as u64),
-                    |v: $t| lb(v as u64),
-                    f,
-                    |v: i64| v as u64
-                )),
+                Data::U8(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u8),
+                Data::U16(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u16),
+                Data::U32(o) => arm!(o, $a, $b, $t, i64, la, lb, u32),
+                Data::U64(o) => arm!(o, $a, $b, $t, i64, la, lb, u64),
                 _ => return false,
             }
         };
