@@ -20,6 +20,7 @@ pub mod lattice;
 pub mod laws;
 pub mod observed;
 pub mod ops;
+pub mod pages;
 pub mod promote;
 pub mod render;
 pub mod safety;

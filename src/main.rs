@@ -124,6 +124,13 @@ enum Cmd {
         #[arg(long)]
         highlight: Option<String>,
     },
+    /// Write the generated documentation of every shipped policy: a page each (source,
+    /// diagram, join table, laws, safety), an index, and the comparison page.
+    Docs {
+        /// Output directory (the project's is docs/lattices).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// What every value of one format becomes in another (bit-exact, correctly rounded).
     Cast {
         /// Source dtype: any float format, or an integer / bool (names or short codes).
@@ -264,6 +271,7 @@ fn main() -> ExitCode {
         ),
         Cmd::Codegen { files, out } => codegen(&files, &out, err_color),
         Cmd::Run { cases, policy } => run_cases(&cases, &policy),
+        Cmd::Docs { out } => docs(&out),
         Cmd::Dot {
             file,
             output,
@@ -888,6 +896,46 @@ fn dot(file: &Path, output: Option<&Path>, highlight: Option<&str>) -> Result<u8
     Ok(0)
 }
 
+/// Writes docs/lattices: a page and a diagram (DOT, and SVG when graphviz is installed) per
+/// shipped policy (`lattices/*.toml`), the index, and the comparison with `observed/` tables.
+fn docs(out: &Path) -> Result<u8, LoadError> {
+    let shown = |p: &Path| p.to_string_lossy().replace('\\', "/");
+    let io = |e: std::io::Error| {
+        LoadError::one(Diagnostic::file(&shown(out), format!("cannot write: {e}")))
+    };
+    let list = |dir: &str, ext: &str| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        v.retain(|p| p.extension().is_some_and(|x| x == ext));
+        v.sort();
+        v
+    };
+    std::fs::create_dir_all(out).map_err(io)?;
+    let read = |dir: &str, ext: &str| -> Result<Vec<(String, String)>, LoadError> {
+        list(dir, ext)
+            .iter()
+            .map(|f| {
+                std::fs::read_to_string(f)
+                    .map(|t| (shown(f), t))
+                    .map_err(|e| LoadError::one(Diagnostic::file(&shown(f), e.to_string())))
+            })
+            .collect()
+    };
+    let files = typejoin::pages::generate(&read("lattices", "toml")?, &read("observed", "json")?)?;
+    for (name, text) in &files {
+        write_atomic(&out.join(name), text)?;
+        println!("{}/{name}", shown(out));
+        if let Some(stem) = name.strip_suffix(".dot") {
+            match typejoin::dot::render(text, "svg") {
+                Ok(svg) => write_atomic_bytes(&out.join(format!("{stem}.svg")), &svg)?,
+                Err(m) => eprintln!("warning: {stem}.svg not written: {m}"),
+            }
+        }
+    }
+    Ok(0)
+}
+
 /// Answers every case of a JSON-lines file (or stdin), streaming.
 fn run_cases(cases: &Path, policy: &str) -> Result<u8, LoadError> {
     use std::io::BufRead;
@@ -1256,27 +1304,7 @@ fn safety(file: &Path, format: SafetyFormat, engine: SafetyEngine) -> Result<u8,
             t.push('\n');
             t
         }
-        SafetyFormat::Markdown => {
-            let mut t = String::from(
-                "| from | to | via | class | witness | decided by |\n|---|---|---|---|---|---|\n",
-            );
-            for c in &conversions {
-                let w = c
-                    .witness
-                    .as_ref()
-                    .map_or(String::new(), |w| format!("{} → {}", w.value, w.becomes));
-                t += &format!(
-                    "| {} | {} | {} | {} | {} | {} |\n",
-                    c.from.replace('*', "\\*"),
-                    c.to.replace('*', "\\*"),
-                    c.via,
-                    c.class.key(),
-                    w,
-                    c.decided_by.key()
-                );
-            }
-            t
-        }
+        SafetyFormat::Markdown => typejoin::safety::markdown(&conversions),
         SafetyFormat::Text => {
             let mut t = String::new();
             for c in &conversions {

@@ -70,6 +70,51 @@ fn the_committed_jax_diagram_is_fresh() {
     let have = std::fs::read_to_string(root().join("docs/lattices/jax.dot")).unwrap_or_default();
     assert!(
         have == want,
-        "docs/lattices/jax.dot is stale: run `cargo run -- dot lattices/jax.toml -o docs/lattices/jax.dot`"
+        "docs/lattices/jax.dot is stale: run `cargo run --release -- docs --out docs/lattices`"
     );
+}
+
+/// docs/lattices (every page, DOT diagram, the index and the comparison) is what
+/// `typejoin docs --out docs/lattices` writes, and the comparison names the example.
+#[test]
+fn generated_docs_are_fresh() {
+    let read = |dir: &str, ext: &str| -> Vec<(String, String)> {
+        files(dir, ext)
+            .into_iter()
+            .filter(|f| f.matches('/').count() == 1)
+            .map(|f| {
+                let t = std::fs::read_to_string(root().join(&f)).unwrap();
+                (f, t)
+            })
+            .collect()
+    };
+    let generated =
+        typejoin::pages::generate(&read("lattices", "toml"), &read("observed", "json")).unwrap();
+    assert_eq!(generated.len(), 5 * 2 + 2);
+    for (name, want) in &generated {
+        let have =
+            std::fs::read_to_string(root().join("docs/lattices").join(name)).unwrap_or_default();
+        assert!(
+            have == *want,
+            "docs/lattices/{name} is stale: run `cargo run --release -- docs --out docs/lattices`"
+        );
+    }
+    let comparison = &generated
+        .iter()
+        .find(|(n, _)| n == "comparison.md")
+        .unwrap()
+        .1;
+    let header = comparison
+        .lines()
+        .find(|l| l.starts_with("| a ∨ b |"))
+        .unwrap();
+    let cols: Vec<&str> = header.split('|').map(str::trim).collect();
+    let row = comparison
+        .lines()
+        .find(|l| l.starts_with("| int32 ∨ float32 |"))
+        .unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let at = |col: &str| cells[cols.iter().position(|c| *c == col).unwrap()];
+    assert_eq!(at("jax"), "float32");
+    assert_eq!(at("numpy_promote_types (measured)"), "float64");
 }
