@@ -228,6 +228,96 @@ pub fn to_dot(g: &Graph) -> String {
     s
 }
 
+/// The diagram of an observed table: the order it induces (x ≤ y ⇔ x ∨ y = y), reduced to
+/// its covering pairs, dtypes grouped by kind; when the table is not a lattice, the dtypes of
+/// its first violations are marked red and the violations are listed in the legend.
+pub fn table_diagram(name: &str, table: &crate::Table, report: &crate::Report) -> Graph {
+    let n = table.n();
+    let le = |x: usize, y: usize| x != y && table.get(x, y) == Some(y);
+    let violations: Vec<&crate::laws::Violation> = report
+        .laws
+        .iter()
+        .flat_map(|l| l.witnesses.iter())
+        .take(4)
+        .collect();
+    let marked: Vec<&str> = violations
+        .iter()
+        .flat_map(|v| v.dtypes.iter().map(String::as_str))
+        .collect();
+    let mut stmts = vec![
+        Stmt::GAttribute(GraphAttributes::Graph(vec![
+            attr("rankdir", "LR"),
+            attr(
+                "label",
+                &format!("{name} — order induced by the table (x ≤ y ⇔ x ∨ y = y)"),
+            ),
+            attr("labelloc", "t"),
+            attr("fontname", "Helvetica"),
+        ])),
+        Stmt::GAttribute(GraphAttributes::Node(vec![
+            attr("shape", "box"),
+            attr("style", "rounded,filled"),
+            attr("fillcolor", "#f8fafc"),
+            attr("fontname", "Helvetica"),
+        ])),
+    ];
+    let mut kinds: Vec<Kind> = table.names.iter().map(|d| crate::dtype::kind(d)).collect();
+    kinds.sort();
+    kinds.dedup();
+    for k in kinds {
+        let mut members = vec![
+            Stmt::Attribute(attr("label", kind_label(k))),
+            Stmt::Attribute(attr("style", "dashed")),
+            Stmt::Attribute(attr("color", "#cbd5e1")),
+        ];
+        for d in table.names.iter().filter(|d| crate::dtype::kind(d) == k) {
+            let mut attrs = vec![attr("label", d)];
+            if marked.contains(&d.as_str()) {
+                attrs.push(attr("color", "#dc2626"));
+                attrs.push(attr("penwidth", "2.5"));
+            }
+            members.push(Stmt::Node(Node::new(node_id(d), attrs)));
+        }
+        stmts.push(Stmt::Subgraph(Subgraph {
+            id: Id::Plain(format!("cluster_{}", format!("{k:?}").to_lowercase())),
+            stmts: members,
+        }));
+    }
+    for x in 0..n {
+        for y in 0..n {
+            if le(x, y) && !(0..n).any(|z| le(x, z) && le(z, y)) {
+                stmts.push(Stmt::Edge(Edge {
+                    ty: EdgeTy::Pair(
+                        Vertex::N(node_id(&table.names[x])),
+                        Vertex::N(node_id(&table.names[y])),
+                    ),
+                    attributes: vec![attr("color", "#333333")],
+                }));
+            }
+        }
+    }
+    if !violations.is_empty() {
+        let text: Vec<String> = violations
+            .iter()
+            .map(|v| format!("{}: {}", v.law.key(), v.detail))
+            .collect();
+        stmts.push(Stmt::Node(Node::new(
+            node_id("not a lattice"),
+            vec![
+                attr("shape", "note"),
+                attr("color", "#dc2626"),
+                attr("fillcolor", "#fef2f2"),
+                attr("label", &format!("not a lattice\n{}", text.join("\n"))),
+            ],
+        )));
+    }
+    Graph::DiGraph {
+        id: quoted(name),
+        strict: false,
+        stmts,
+    }
+}
+
 /// DOT text with a provenance header, for committed diagrams.
 pub fn with_header(dot_text: &str, source: &str) -> String {
     format!(

@@ -834,11 +834,18 @@ fn dot(file: &Path, output: Option<&Path>, highlight: Option<&str>) -> Result<u8
         policy, lattice, ..
     } = &input
     else {
-        return Err(LoadError::one(
-            Diagnostic::file(&shown, "`dot` draws policies (.toml)").with_help(
-                "an observed table has no declared edges; check it with `typejoin check`",
-            ),
-        ));
+        let Input::Observed(o) = &input else {
+            unreachable!("two kinds of input")
+        };
+        if highlight.is_some() {
+            return Err(LoadError::one(
+                Diagnostic::file("--highlight", "join paths are drawn for policies")
+                    .with_help("drop --highlight for an observed table"),
+            ));
+        }
+        let report = input.check(CheckOptions::default());
+        let text = typejoin::dot::to_dot(&typejoin::dot::table_diagram(&o.name, &o.table, &report));
+        return write_diagram(&shown, &text, output);
     };
     let pair = match highlight {
         None => None,
@@ -872,7 +879,12 @@ fn dot(file: &Path, output: Option<&Path>, highlight: Option<&str>) -> Result<u8
         }
     };
     let g = typejoin::dot::diagram(policy, lattice, pair, typejoin::safety::Engine::best());
-    let text = typejoin::dot::to_dot(&g);
+    write_diagram(&shown, &typejoin::dot::to_dot(&g), output)
+}
+
+/// DOT on stdout, or a `.dot`/`.svg`/`.png` file by its extension.
+fn write_diagram(shown: &str, text: &str, output: Option<&Path>) -> Result<u8, LoadError> {
+    let text = text.to_string();
     let Some(out) = output else {
         print!("{text}");
         return Ok(0);

@@ -118,3 +118,24 @@ fn generated_docs_are_fresh() {
     assert_eq!(at("jax"), "float32");
     assert_eq!(at("numpy_promote_types (measured)"), "float64");
 }
+
+/// An observed table that is not a lattice: its induced order is drawn, and NumPy's
+/// int8/uint8/float16 counterexample is marked and listed.
+#[test]
+fn an_observed_table_draws_its_induced_order_and_violations() {
+    let Input::Observed(o) = load("observed/numpy_promote_types.json") else {
+        panic!()
+    };
+    let report = load("observed/numpy_promote_types.json").check(Default::default());
+    let text = typejoin::dot::to_dot(&typejoin::dot::table_diagram(&o.name, &o.table, &report));
+    assert!(
+        text.contains("\"uint8\"[label=\"uint8\" color=\"#dc2626\" penwidth=\"2.5\"]"),
+        "{text}"
+    );
+    assert!(text.contains("\"float16\"[label=\"float16\" color=\"#dc2626\""));
+    assert!(text.contains("associativity: (uint8 ∨ int8) ∨ float16 = int16 ∨ float16 = float32"));
+    assert!(text.contains("\"int8\" -> \"int16\""));
+    if Command::new("dot").arg("-V").output().is_ok() {
+        typejoin::dot::render(&text, "svg").unwrap();
+    }
+}
