@@ -2028,13 +2028,14 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
     let fast = |d: DType| d.float_format().filter(|_| !d.is_complex());
     if let (Some(f), Some(t)) = (fast(a.dtype), fast(out.dtype)) {
         let caster = Caster::new(&f, &t);
+        // Large arrays convert in parallel chunks (the cast is elementwise).
         macro_rules! go {
             ($i:expr) => {
                 match &mut out.data {
-                    Data::U8(o) => caster.run($i, o),
-                    Data::U16(o) => caster.run($i, o),
-                    Data::U32(o) => caster.run($i, o),
-                    Data::U64(o) => caster.run($i, o),
+                    Data::U8(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
+                    Data::U16(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
+                    Data::U32(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
+                    Data::U64(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
                     _ => unreachable!("real storage"),
                 }
             };
@@ -2406,6 +2407,11 @@ mod tests {
             .unwrap();
         let seq = one.install(|| binary(jax(), Op::Multiply, &a, &b)).unwrap();
         assert_eq!(par, seq);
+        let Arg::Array(arr) = &a else { unreachable!() };
+        let to = DType::named("float8_e4m3fn").unwrap();
+        let cast_par = pool.install(|| astype(arr, to));
+        let cast_seq = one.install(|| astype(arr, to));
+        assert_eq!(cast_par, cast_seq);
         // float32 array × Python float: float32 (the scalar is weak), the scalar rounded to
         // float32 first.
         assert_eq!(par.dtype, DType::Float32);
