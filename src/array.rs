@@ -189,7 +189,10 @@ impl Array {
     /// An array from bit patterns (complex: `[re, im]` per element). `Err` names what is wrong:
     /// a length that does not match the shape, or a pattern wider than the dtype.
     pub fn from_bits(dtype: DType, shape: Vec<usize>, bits: &[[u64; 2]]) -> Result<Array, String> {
-        let n: usize = shape.iter().product();
+        let n = shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| format!("shape {shape:?} has more elements than memory can hold"))?;
         if bits.len() != n {
             return Err(format!(
                 "shape {shape:?} holds {n} elements but {} bit patterns were given",

@@ -25,6 +25,8 @@ use crate::promote::{Generated, Operand, ScalarKind};
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
 pub const CHUNK: usize = 4096;
+/// The largest result a broadcast may produce (elements), refused rather than allocated.
+pub const MAX_ELEMENTS: usize = 1 << 32;
 /// Arrays at least this long run their chunks on the rayon pool.
 pub const PARALLEL_MIN: usize = 1 << 17;
 
@@ -744,6 +746,14 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
                 format!("shapes {a:?} and {b:?} do not broadcast"),
             );
         };
+    }
+    // Inputs are real arrays, but their broadcast product can be out of reach.
+    let n = out.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if n.is_none_or(|n| n > MAX_ELEMENTS) {
+        return err(
+            ErrorKind::Input,
+            format!("broadcasting {a:?} with {b:?} gives {out:?}, over {MAX_ELEMENTS} elements"),
+        );
     }
     Ok(out)
 }

@@ -106,6 +106,33 @@ fn a_bad_line_fails_alone_and_stdin_works() {
     assert_eq!(out[1]["id"], Value::Null);
 }
 
+/// Shapes whose element count overflows, or whose broadcast is too large to allocate, are
+/// input errors, not panics or aborts.
+#[test]
+fn impossible_shapes_are_input_errors() {
+    let jax = Generated::named("jax").unwrap();
+    let zeros = vec!["0"; 100_000].join(",");
+    let cases = [
+        (
+            r#"{"id": 1, "op": "add", "args": [{"dtype": "int8", "shape": [4294967296, 4294967296], "bits": []}, {"scalar": "int", "value": 1}]}"#.to_string(),
+            "argument 0: shape [4294967296, 4294967296] has more elements than memory can hold",
+        ),
+        (
+            format!(
+                r#"{{"id": 2, "op": "add", "args": [{{"dtype": "int8", "shape": [100000], "bits": [{zeros}]}}, {{"dtype": "int8", "shape": [100000, 1], "bits": [{zeros}]}}]}}"#
+            ),
+            "broadcasting [100000] with [100000, 1] gives [100000, 100000], over 4294967296 elements",
+        ),
+    ];
+    for (line, message) in cases {
+        let got: Value = serde_json::from_str(&run_line(jax, &line)).unwrap();
+        assert_eq!(
+            (&got["kind"], &got["error"]),
+            (&"input".into(), &message.into())
+        );
+    }
+}
+
 /// Cases the shared oracle does not cover, measured from NumPy + ml_dtypes by
 /// scripts/oracle_kernels_extra.py where NumPy's result dtype is JAX's: floor_divide, power,
 /// comparisons, bitwise ops, negative/absolute, maximum/minimum with NaN and ±0 over every
