@@ -169,6 +169,19 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Where two policies or observed tables disagree: join entries (A's result → B's),
+    /// counted by change and by operand kinds, and the edges of their orders. Exit 1 when
+    /// they differ, so CI can pin a policy to a library.
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: DiffFormat,
+        /// Compare a policy's weak results (`int8 ∨ f* = f*`) as the dtype they materialise as
+        /// (`float64`), as a library's table records them.
+        #[arg(long)]
+        materialise_weak: bool,
+    },
     /// Explain why `A ∨ B` is what it is; with three dtypes, both association orders.
     Explain {
         file: PathBuf,
@@ -198,6 +211,17 @@ impl Default for Engine {
 #[derive(Clone, Copy, ValueEnum)]
 enum CheckFormat {
     Human,
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one per finding.
+    Github,
+    /// A SARIF 2.1.0 log (GitHub code scanning, IDEs).
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Text,
+    Markdown,
     Json,
 }
 
@@ -331,6 +355,12 @@ fn main() -> ExitCode {
             output,
         } => cast(&src, &dst, all, bits.as_deref(), format, output.as_deref()),
         Cmd::Explain { file, dtypes } => explain(&file, &dtypes),
+        Cmd::Diff {
+            a,
+            b,
+            format,
+            materialise_weak,
+        } => diff(&a, &b, format, materialise_weak),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -342,14 +372,17 @@ fn main() -> ExitCode {
 }
 
 fn load(path: &Path) -> Result<Input, LoadError> {
+    Input::parse(&path.to_string_lossy(), &read(path)?)
+}
+
+fn read(path: &Path) -> Result<String, LoadError> {
     let shown = path.to_string_lossy();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    std::fs::read_to_string(path).map_err(|e| {
         LoadError::one(
             Diagnostic::file(&shown, format!("cannot read `{shown}`: {e}"))
                 .with_help("check the path; `typejoin check` also takes directories"),
         )
-    })?;
-    Input::parse(&shown, &text)
+    })
 }
 
 /// Files named on the command line, with directories expanded to their `.toml` and `.json`
@@ -417,11 +450,15 @@ fn check(
     let mut failed: Vec<LoadError> = Vec::new();
     let mut internal = false;
     let mut stdout = anstream::AutoStream::never(std::io::stdout().lock());
+    let mut annotations = Vec::new();
     for f in &files {
-        let input = match load(f) {
-            Ok(input) => input,
+        let loaded = read(f)
+            .and_then(|text| Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text)));
+        let (input, text) = match loaded {
+            Ok(loaded) => loaded,
             Err(e) => {
                 eprint!("{}", e.render(err_color));
+                annotations.extend(e.diagnostics.iter().map(typejoin::gate::input_error));
                 failed.push(e);
                 continue;
             }
@@ -446,6 +483,12 @@ fn check(
         if let CheckFormat::Human = format {
             let _ = write!(stdout, "{}", render::human(&report, o));
         }
+        annotations.extend(typejoin::gate::annotations(
+            &input,
+            &text,
+            &report,
+            o.witnesses,
+        ));
         reports.push(report);
     }
     if let CheckFormat::Json = format {
@@ -464,6 +507,15 @@ fn check(
             "{}",
             serde_json::to_string_pretty(&doc).expect("JSON serialises")
         );
+    }
+    match format {
+        CheckFormat::Github => {
+            let _ = write!(stdout, "{}", typejoin::gate::github(&annotations));
+        }
+        CheckFormat::Sarif => {
+            let _ = write!(stdout, "{}", typejoin::gate::sarif(&annotations));
+        }
+        CheckFormat::Human | CheckFormat::Json => {}
     }
     let _ = stdout.flush();
     let violated = reports
@@ -1392,4 +1444,18 @@ fn explain(file: &Path, dtypes: &[String]) -> Result<u8, LoadError> {
     }
     print!("{}", typejoin::explain::explain(&input, &operands));
     Ok(0)
+}
+
+fn diff(a: &Path, b: &Path, format: DiffFormat, materialise: bool) -> Result<u8, LoadError> {
+    let (a, b) = (load(a)?, load(b)?);
+    let d = typejoin::diff::diff(&a, &b, materialise);
+    let text = match format {
+        DiffFormat::Text => typejoin::diff::text(&d),
+        DiffFormat::Markdown => typejoin::diff::markdown(&d),
+        DiffFormat::Json => typejoin::diff::json(&d),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    Ok(if d.same() { 0 } else { 1 })
 }
