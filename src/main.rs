@@ -182,6 +182,27 @@ enum Cmd {
         #[arg(long)]
         materialise_weak: bool,
     },
+    /// Where a new dtype can go so every law still holds: its immediate predecessors and
+    /// successors, ranked by safety, each with the joins it creates and changes. A dtype the
+    /// policy already has is placed as if removed, its own place marked.
+    Suggest {
+        file: PathBuf,
+        /// The new dtype (a catalogue name, or any name with --format-of).
+        #[arg(long)]
+        add: String,
+        /// Its float format: a catalogue float (`float8_e4m3fn`) or
+        /// `exponent_bits=E,mantissa_bits=M[,bias=B][,infinities=BOOL][,nan=ENCODING]`.
+        #[arg(long)]
+        format_of: Option<String>,
+        /// Most immediate predecessors, and successors, a placement may have.
+        #[arg(long, default_value_t = 2)]
+        max_degree: usize,
+        /// Placements shown (best first).
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: SuggestFormat,
+    },
     /// Explain why `A ∨ B` is what it is; with three dtypes, both association orders.
     Explain {
         file: PathBuf,
@@ -216,6 +237,12 @@ enum CheckFormat {
     Github,
     /// A SARIF 2.1.0 log (GitHub code scanning, IDEs).
     Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SuggestFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -355,6 +382,14 @@ fn main() -> ExitCode {
             output,
         } => cast(&src, &dst, all, bits.as_deref(), format, output.as_deref()),
         Cmd::Explain { file, dtypes } => explain(&file, &dtypes),
+        Cmd::Suggest {
+            file,
+            add,
+            format_of,
+            max_degree,
+            top,
+            format,
+        } => suggest(&file, &add, format_of.as_deref(), max_degree, top, format),
         Cmd::Diff {
             a,
             b,
@@ -1458,4 +1493,55 @@ fn diff(a: &Path, b: &Path, format: DiffFormat, materialise: bool) -> Result<u8,
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
     Ok(if d.same() { 0 } else { 1 })
+}
+
+fn suggest(
+    file: &Path,
+    add: &str,
+    format_of: Option<&str>,
+    max_degree: usize,
+    top: usize,
+    format: SuggestFormat,
+) -> Result<u8, LoadError> {
+    let shown = file.to_string_lossy();
+    let Input::Policy { policy, .. } = load(file)? else {
+        return Err(LoadError::one(
+            Diagnostic::file(
+                &shown,
+                "an observed table has no edges to place a dtype between",
+            )
+            .with_help("suggest works on a policy (.toml); `typejoin check` tests a table"),
+        ));
+    };
+    let usage = |m: String, help: &str| {
+        LoadError::one(Diagnostic::file("typejoin suggest", m).with_help(help))
+    };
+    let name = typejoin::dtype::canonical(add).unwrap_or(add);
+    let decl = format_of
+        .map(|f| {
+            typejoin::suggest::parse_format(f).map_err(|e| {
+                usage(
+                    format!("--format-of `{f}`: {e}"),
+                    "see docs/format.md, [formats]",
+                )
+            })
+        })
+        .transpose()?;
+    if max_degree == 0 {
+        return Err(usage(
+            "--max-degree must be at least 1".into(),
+            "the default is 2",
+        ));
+    }
+    let options = typejoin::suggest::Options { max_degree, top };
+    let s = typejoin::suggest::suggest(&policy, name, decl.as_ref(), options)
+        .map_err(|e| usage(e, "see `typejoin suggest --help`"))?;
+    let text = match format {
+        SuggestFormat::Json => typejoin::suggest::json(&s),
+        SuggestFormat::Text => typejoin::suggest::text(&s),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    Ok(0)
 }

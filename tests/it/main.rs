@@ -17,6 +17,7 @@ mod safety;
 #[cfg(feature = "z3")]
 mod smt;
 mod snapshots;
+mod suggest;
 
 use std::path::{Path, PathBuf};
 
