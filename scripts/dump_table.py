@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Measure a live library's binary promotion table and write it as an observed table.
+
+    scripts/dump_table.py numpy -o observed/numpy.json
+    typejoin check observed/numpy.json        # the int8/uint8/float16 counterexample
+    typejoin diff lattices/jax.toml observed/numpy.json
+
+LIBRARY is one of:
+  numpy             np.add on 1-element arrays (NEP 50), with every ml_dtypes type when
+                    ml_dtypes is installed;
+  jax               jnp.add with jax_enable_x64, standard promotion, every dtype jax.numpy
+                    knows; a weakly typed result is written as i*/f*/c*;
+  torch             torch.result_type on 1-element tensors (PyTorch's category rules);
+  array-api-strict  xp.add on 1-element arrays of array_api_strict (the standard's
+                    reference implementation);
+  all               every one of them that is installed, into -o DIR (default observed/).
+
+Each table has the Python scalars `0`, `0.0` and `0j` as the weak types i*, f*, c*
+(`result["i*"]["i*"]` is what the library makes of two Python ints). `null` means the call
+raised; `errors["a|b"]` names the exception. The output is the observed-table format that
+`typejoin check`, `table`, `diff` and `dot` read (docs/format.md); keys are in dtype order, so
+a re-run with the same versions writes the same bytes.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import warnings
+
+WEAK = [("i*", 0), ("f*", 0.0), ("c*", 0j)]
+
+# Canonical typejoin names of the dtypes a library may have, in table order.
+ORDER = [
+    "bool",
+    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
+    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e8m0fnu",
+    "bfloat16", "float16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+]
+
+
+def table(library, version, mode, notes, names, combine):
+    """Runs `combine(a, b)` over every ordered pair of operand names (dtypes and weak
+    scalars); it returns a result name or raises."""
+    operands = names + [w for w, _ in WEAK]
+    result, errors = {}, {}
+    for a in operands:
+        row = {}
+        for b in operands:
+            try:
+                row[b] = combine(a, b)
+            except Exception as e:  # the library refused the pair: that is the datum
+                row[b] = None
+                errors[f"{a}|{b}"] = type(e).__name__
+        result[a] = row
+    return {
+        "name": library.replace(".", "_").replace("-", "_"),
+        "library": library,
+        "version": version,
+        "versions": {"python": platform.python_version(), library: version},
+        "mode": mode,
+        "dtypes": operands,
+        "result": result,
+        "errors": errors,
+        "notes": notes,
+    }
+
+
+def scalar(name):
+    return dict(WEAK)[name]
+
+
+def dump_numpy():
+    import numpy as np
+
+    dtypes = {n: np.dtype(n) for n in ["bool", "uint8", "uint16", "uint32", "uint64",
+                                       "int8", "int16", "int32", "int64",
+                                       "float16", "float32", "float64",
+                                       "complex64", "complex128"]}
+    version = np.__version__
+    try:
+        import ml_dtypes
+
+        for n in ORDER:
+            if n not in dtypes and hasattr(ml_dtypes, n):
+                dtypes[n] = np.dtype(getattr(ml_dtypes, n))
+        version_note = f"ml_dtypes {ml_dtypes.__version__}"
+    except ImportError:
+        version_note = "without ml_dtypes"
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        return scalar(n) if n.endswith("*") else np.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = np.add(operand(a), operand(b))
+        return by_dtype.get(out.dtype, out.dtype.name)
+
+    return table(
+        "numpy", version, "np.add (NEP 50)",
+        [
+            "result[a][b] = np.add(A, B).dtype with A = np.zeros(1, dtype=a) or the Python "
+            "scalar 0/0.0/0j for i*/f*/c*; null = np.add raised.",
+            f"NEP 50 weak-scalar semantics; {version_note}.",
+        ],
+        names, combine,
+    )
+
+
+def dump_jax():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_numpy_dtype_promotion", "standard")
+    import jax.numpy as jnp
+    import numpy as np
+
+    dtypes = {}
+    for n in ORDER:
+        d = getattr(jnp, n, None)
+        if d is None:
+            continue
+        try:
+            dtypes[n] = np.dtype(d)
+        except TypeError:
+            continue
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        if n.endswith("*"):
+            return scalar(n)
+        return jax.ShapeDtypeStruct((), dtypes[n])
+
+    def combine(a, b):
+        # eval_shape decides the promotion without compiling: scalars are closed over.
+        xs = [operand(a), operand(b)]
+        arrays = [x for x in xs if not isinstance(x, (int, float, complex))]
+
+        def f(*args):
+            it = iter(args)
+            return jnp.add(*[next(it) if not isinstance(x, (int, float, complex)) else x
+                             for x in xs])
+
+        out = jax.eval_shape(f, *arrays)
+        name = by_dtype.get(np.dtype(out.dtype), str(out.dtype))
+        if getattr(out, "weak_type", False):
+            kind = np.dtype(out.dtype).kind
+            return {"b": "bool", "i": "i*", "u": "i*", "f": "f*", "c": "c*"}.get(kind, name)
+        return name
+
+    return table(
+        "jax.numpy", jax.__version__, "standard, jax_enable_x64=True",
+        [
+            "result[a][b] = jax.eval_shape(jnp.add, A, B) with A a scalar of dtype a or the "
+            "Python scalar 0/0.0/0j for i*/f*/c*; a weakly typed result is written i*/f*/c*.",
+            "null = jnp.add raised (TypePromotionError unless errors says otherwise).",
+        ],
+        names, combine,
+    )
+
+
+def dump_torch():
+    import torch
+
+    dtypes = {}
+    for n in ORDER:
+        d = getattr(torch, n, None)
+        if isinstance(d, torch.dtype):
+            dtypes[n] = d
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        if n.endswith("*"):
+            return scalar(n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "ComplexHalf support is experimental"
+            return torch.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        out = torch.result_type(operand(a), operand(b))
+        return by_dtype.get(out, str(out).removeprefix("torch."))
+
+    return table(
+        "torch", torch.__version__, "torch.result_type",
+        [
+            "result[a][b] = torch.result_type(A, B) with A = torch.zeros(1, dtype=a) or the "
+            "Python scalar 0/0.0/0j for i*/f*/c*; null = it raised.",
+            "Dimensioned tensors: zero-dim tensors follow PyTorch's separate category rules.",
+        ],
+        names, combine,
+    )
+
+
+def dump_array_api_strict():
+    import array_api_strict as xp
+
+    dtypes = {n: getattr(xp, n) for n in ORDER if hasattr(xp, n)}
+    names = [n for n in ORDER if n in dtypes]
+
+    def operand(n):
+        return scalar(n) if n.endswith("*") else xp.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        out = xp.result_type(operand(a), operand(b))
+        for n, d in dtypes.items():
+            if out == d:
+                return n
+        return str(out)
+
+    return table(
+        "array-api-strict", xp.__version__, "xp.result_type",
+        [
+            "result[a][b] = xp.result_type(A, B) with A = xp.zeros(1, dtype=a) or the Python "
+            "scalar 0/0.0/0j for i*/f*/c*; null = it raised (two Python scalars are not "
+            "an array operation, and a Python float only promotes with floating arrays).",
+        ],
+        names, combine,
+    )
+
+
+DUMPS = {
+    "numpy": ("numpy", dump_numpy),
+    "jax": ("jax", dump_jax),
+    "torch": ("torch", dump_torch),
+    "array-api-strict": ("array_api_strict", dump_array_api_strict),
+}
+
+
+def installed(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def write(doc, path):
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    print(f"wrote {path}: {doc['library']} {doc['version']}, {len(doc['dtypes'])} dtypes",
+          file=sys.stderr)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("library", choices=[*DUMPS, "all"])
+    p.add_argument("-o", "--output", help="file (or directory for `all`); - for stdout")
+    args = p.parse_args()
+    if args.library == "all":
+        out = args.output or "observed"
+        os.makedirs(out, exist_ok=True)
+        found = False
+        for name, (module, dump) in DUMPS.items():
+            if installed(module):
+                found = True
+                write(dump(), os.path.join(out, f"live_{name.replace('-', '_')}.json"))
+            else:
+                print(f"skipped {name}: `{module}` is not installed", file=sys.stderr)
+        return 0 if found else 2
+    module, dump = DUMPS[args.library]
+    if not installed(module):
+        print(f"error: `{module}` is not installed (pip install {args.library})",
+              file=sys.stderr)
+        return 2
+    write(dump(), args.output or "-")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
