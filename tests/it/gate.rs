@@ -12,6 +12,8 @@ fn check(args: &[&str]) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
         .arg("check")
         .args(args)
+        // The formats do not depend on the engine; z3's cross-check is tested elsewhere.
+        .args(["--engine", "exhaustive"])
         .current_dir(root())
         .output()
         .unwrap();
@@ -286,4 +288,97 @@ fn github_output_of_a_clean_policy_is_its_warnings_only() {
             "::error file=tests/data/lints-deny.toml,line=11,col=10,endColumn=24,title=typejoin%3A lint/precision-loss::precision-loss in the promotion uint8 → float8_e4m3x: 17 becomes 16 (2 such promotions; denied by `[lints] precision-loss = \"deny\"`)",
         ]
     );
+}
+
+/// The `run` block of the step with `id: check` in action.yml, dedented.
+fn action_check_script() -> String {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    let mut lines = text.lines().skip_while(|l| l.trim() != "id: check");
+    lines
+        .find(|l| l.trim() == "run: |")
+        .expect("the check step runs a script");
+    lines
+        .take_while(|l| l.is_empty() || l.starts_with("        "))
+        .map(|l| l.get(8..).unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn run_action(format: &str, paths: &str, out: &std::path::Path) -> (Option<i32>, String) {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_typejoin"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new("bash")
+        .args(["-e", "-c", &action_check_script()])
+        .current_dir(root())
+        .env("PATH", path)
+        .env("TYPEJOIN_PATHS", paths)
+        .env("TYPEJOIN_FORMAT", format)
+        .env("TYPEJOIN_SARIF", out.join("typejoin.sarif"))
+        .env("TYPEJOIN_ARGS", "--witnesses 1 --engine exhaustive")
+        .env("GITHUB_OUTPUT", out.join("github_output"))
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8(o.stdout).unwrap())
+}
+
+#[test]
+fn the_github_action_check_step_annotates_and_writes_sarif() {
+    let out = std::env::temp_dir().join(format!("typejoin-action-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    // Clean policies: exit 0, nothing but the shipped policies' lint warnings.
+    let (code, stdout) = run_action("github", "lattices/python.toml lattices/jax.toml", &out);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .all(|l| l.starts_with("::warning file=lattices/jax.toml,")),
+        "{stdout}"
+    );
+    // A broken table fails the step with an annotation on its entry.
+    let (code, stdout) = run_action("github", "observed/numpy.json", &out);
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("::error file=observed/numpy.json,line=223,col=4,endColumn=10,title=typejoin%3A associativity::"), "{stdout}");
+    // SARIF: the log is written where the output says, and validates.
+    let (code, _) = run_action("sarif", "observed/numpy.json", &out);
+    assert_eq!(code, Some(1));
+    let output = std::fs::read_to_string(out.join("github_output")).unwrap();
+    assert_eq!(
+        output,
+        format!("sarif-file={}\n", out.join("typejoin.sarif").display())
+    );
+    let log: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("typejoin.sarif")).unwrap())
+            .unwrap();
+    assert_valid(&log);
+    let (code, stdout) = run_action("yaml", "lattices", &out);
+    assert_eq!(code, Some(2));
+    assert!(stdout.starts_with("::error title=typejoin::format must be github or sarif"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_pre_commit_hooks_run_typejoin_check() {
+    let text = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).unwrap();
+    let entries: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("entry: "))
+        .collect();
+    assert_eq!(entries, ["typejoin check", "typejoin check"]);
+    // pre-commit appends the changed files that match `files:`.
+    let files: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("files: "))
+        .collect();
+    assert_eq!(files, [r"^(lattices|observed)/.*\.(toml|json)$"; 2]);
+    let (code, _) = check(&["lattices/jax.toml", "lattices/python.toml"]);
+    assert_eq!(code, Some(0));
+    let (code, _) = check(&["observed/numpy.json"]);
+    assert_eq!(code, Some(1));
 }
