@@ -194,9 +194,9 @@ enum Cmd {
         /// `exponent_bits=E,mantissa_bits=M[,bias=B][,infinities=BOOL][,nan=ENCODING]`.
         #[arg(long)]
         format_of: Option<String>,
-        /// Most immediate predecessors, and successors, a placement may have.
-        #[arg(long, default_value_t = 2)]
-        max_degree: usize,
+        /// Most immediate predecessors, and successors, a placement may have (1 to 6).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6))]
+        max_degree: u8,
         /// Placements shown (best first).
         #[arg(long, default_value_t = 5)]
         top: usize,
@@ -1499,7 +1499,7 @@ fn suggest(
     file: &Path,
     add: &str,
     format_of: Option<&str>,
-    max_degree: usize,
+    max_degree: u8,
     top: usize,
     format: SuggestFormat,
 ) -> Result<u8, LoadError> {
@@ -1527,13 +1527,10 @@ fn suggest(
             })
         })
         .transpose()?;
-    if max_degree == 0 {
-        return Err(usage(
-            "--max-degree must be at least 1".into(),
-            "the default is 2",
-        ));
-    }
-    let options = typejoin::suggest::Options { max_degree, top };
+    let options = typejoin::suggest::Options {
+        max_degree: max_degree.into(),
+        top,
+    };
     let s = typejoin::suggest::suggest(&policy, name, decl.as_ref(), options)
         .map_err(|e| usage(e, "see `typejoin suggest --help`"))?;
     let text = match format {

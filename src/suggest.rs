@@ -35,6 +35,7 @@
 //! 7. fewest edges; then declaration order.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -42,6 +43,10 @@ use crate::lattice::Lattice;
 use crate::laws::CheckOptions;
 use crate::safety::{self, Class, Engine, Numeric, Witness};
 use crate::spec::{Edge, FormatDecl, Policy};
+
+/// More candidates (plus their escaping pairs) than this are refused: memory and time grow
+/// with them (JAX's lattice has 104,000 candidates at `--max-degree 6`, the CLI's largest).
+const MAX_CANDIDATES: usize = 2_000_000;
 
 /// How far to search.
 #[derive(Clone, Copy, Debug)]
@@ -279,16 +284,28 @@ fn evaluate(
 
 /// A candidate placement: predecessors, successors, and the existing pairs below x whose
 /// join is not below x (they must end above x, or the placement is refused).
-type Candidate = (Vec<usize>, Vec<usize>, Vec<(usize, usize)>);
+/// The predecessor set and its escaping pairs are shared by all its successor sets.
+type Candidate = (Rc<(Vec<usize>, Vec<(usize, usize)>)>, Vec<usize>);
 
 /// Every placement with at most `k` predecessors and `k` successors that keeps the order of
 /// the existing dtypes; with `prune`, without the successor sets that make some x ∨ y
 /// ambiguous for a y below two successors but not below x.
-fn candidates(o: &Order, k: usize, prune: bool) -> Vec<Candidate> {
+fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, String> {
     let n = o.n;
     let all: Vec<usize> = (0..n).collect();
     let mut out = Vec::new();
-    for p in o.antichains(&all, k, |_| true) {
+    // Candidates and escaping pairs held: bounded, so a wide lattice fails fast, not slowly.
+    let (mut held, mut escaping_held) = (0usize, 0usize);
+    let too_many = || {
+        format!(
+            "more than {MAX_CANDIDATES} placements with up to {k} dtypes below and above; lower --max-degree"
+        )
+    };
+    let ps = o.antichains(&all, k, |_| true);
+    if ps.len() > MAX_CANDIDATES {
+        return Err(too_many());
+    }
+    for p in ps {
         let mut d = Set::empty(n);
         for &x in &p {
             d.union_with(&o.down[x]);
@@ -312,11 +329,17 @@ fn candidates(o: &Order, k: usize, prune: bool) -> Vec<Candidate> {
                     .iter()
                     .all(|&e| o.down[e].and(&o.down[last]).subset_of(&d))
         });
+        held += ss.len();
+        escaping_held += escaping.len();
+        if held > MAX_CANDIDATES || escaping_held > 10 * MAX_CANDIDATES {
+            return Err(too_many());
+        }
+        let shared = Rc::new((p, escaping));
         for s in ss {
-            out.push((p.clone(), s, escaping.clone()));
+            out.push((Rc::clone(&shared), s));
         }
     }
-    out
+    Ok(out)
 }
 
 /// Holds the search to the law checker: every placement of `name` with at most `k`
@@ -325,14 +348,15 @@ fn candidates(o: &Order, k: usize, prune: bool) -> Vec<Candidate> {
 pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usize), String> {
     let lattice = Lattice::from_policy(policy);
     let o = Order::new(&lattice);
-    let pruned: std::collections::HashSet<(Vec<usize>, Vec<usize>)> = candidates(&o, k, true)
+    let pruned: std::collections::HashSet<(Vec<usize>, Vec<usize>)> = candidates(&o, k, true)?
         .into_iter()
-        .map(|(p, s, _)| (p, s))
+        .map(|(shared, s)| (shared.0.clone(), s))
         .collect();
     let (mut accepted, mut refused) = (0, 0);
-    for (p, s, escaping) in candidates(&o, k, false) {
+    for (shared, s) in candidates(&o, k, false)? {
+        let (p, escaping) = &*shared;
         let fast = pruned.contains(&(p.clone(), s.clone()))
-            && evaluate(&o, policy.partial, &p, &s, &escaping).is_some();
+            && evaluate(&o, policy.partial, p, &s, escaping).is_some();
         let applied = place(policy, name, None, &p, &s);
         let lat = Lattice::from_policy(&applied);
         let report = crate::laws::check_lattice(
@@ -562,7 +586,7 @@ pub fn suggest(
     let n = o.n;
     let k = opts.max_degree;
 
-    let candidates = candidates(&o, k, true);
+    let candidates = candidates(&o, k, true)?;
 
     // Classify the new edges once each.
     let mut class_cache: HashMap<(usize, bool), Class> = HashMap::new();
@@ -592,9 +616,10 @@ pub fn suggest(
         .filter(|&w| weak(w))
         .filter_map(|w| Some((w, kind_rank(&Numeric::of(&base, w)?))))
         .collect();
-    let mut scored: Vec<(Score, usize, Evaluated)> = Vec::new();
+    let mut scored: Vec<(Score, usize)> = Vec::new();
     let searched = candidates.len() as u64;
-    for (ci, (p, s, escaping)) in candidates.iter().enumerate() {
+    for (ci, (shared, s)) in candidates.iter().enumerate() {
+        let (p, escaping) = &**shared;
         let Some(ev) = evaluate(&o, base.partial, p, s, escaping) else {
             continue;
         };
@@ -639,7 +664,7 @@ pub fn suggest(
             lossy_weak_edges: lossy_weak,
             edges: (p.len() + s.len()) as u32,
         };
-        scored.push((score, ci, ev));
+        scored.push((score, ci));
     }
     scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
     let valid = scored.len() as u64;
@@ -648,8 +673,10 @@ pub fn suggest(
     let current = replaced.clone();
     let mut placements = Vec::new();
     let mut classify_cache: HashMap<(usize, usize), (Class, Option<Witness>)> = HashMap::new();
-    for (score, ci, ev) in scored.into_iter().take(opts.top) {
-        let (p, s, _) = &candidates[ci];
+    for (score, ci) in scored.into_iter().take(opts.top) {
+        let (shared, s) = &candidates[ci];
+        let (p, escaping) = &**shared;
+        let ev = evaluate(&o, base.partial, p, s, escaping).expect("scored, so accepted");
         let applied = place(&base, name, format.as_ref(), p, s);
         // Re-check with the law checker: the set algebra above must agree with it.
         let lat = Lattice::from_policy(&applied);
