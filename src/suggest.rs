@@ -357,7 +357,7 @@ pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usiz
         let (p, escaping) = &*shared;
         let fast = pruned.contains(&(p.clone(), s.clone()))
             && evaluate(&o, policy.partial, p, &s, escaping).is_some();
-        let applied = place(policy, name, None, &p, &s);
+        let applied = place(policy, name, None, p, &s);
         let lat = Lattice::from_policy(&applied);
         let report = crate::laws::check_lattice(
             &applied.path,
