@@ -139,3 +139,77 @@ fn an_observed_table_draws_its_induced_order_and_violations() {
         typejoin::dot::render(&text, "svg").unwrap();
     }
 }
+
+/// The graph, cluster, node and edge names of a DOT text, as graphviz writes them into the
+/// `<title>` elements of its SVG.
+fn dot_titles(dot: &str) -> std::collections::BTreeSet<String> {
+    let mut titles = std::collections::BTreeSet::new();
+    let quoted = |s: &str| -> Vec<String> {
+        s.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    for line in dot.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("digraph ") {
+            titles.insert(quoted(rest)[0].clone());
+        } else if let Some(rest) = line.strip_prefix("subgraph ") {
+            titles.insert(rest.trim_end_matches(" {").to_string());
+        } else if line.starts_with('"') {
+            let head = line.split('[').next().unwrap();
+            let names = quoted(head);
+            if head.contains("->") {
+                titles.insert(format!("{}->{}", names[0], names[1]));
+            } else if !line.contains("style=\"invis\"") {
+                // graphviz writes no element for an invisible node.
+                titles.extend(names);
+            }
+        }
+    }
+    titles
+}
+
+fn svg_titles(svg: &str) -> std::collections::BTreeSet<String> {
+    svg.split("<title>")
+        .skip(1)
+        .map(|t| {
+            t.split("</title>")
+                .next()
+                .unwrap()
+                .replace("&#45;", "-")
+                .replace("&gt;", ">")
+                .replace("&lt;", "<")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// SVG bytes depend on the graphviz version, so the committed SVGs are not compared byte for
+/// byte; instead each must draw exactly the graph of its fresh DOT (every cluster, node and
+/// edge, nothing else), and the JAX PNG must be the size of the JAX SVG at 96 dpi.
+#[test]
+fn committed_svgs_draw_their_fresh_dot() {
+    for dot_path in crate::files("docs/lattices", "dot") {
+        let dot = std::fs::read_to_string(root().join(&dot_path)).unwrap();
+        let svg_path = dot_path.replace(".dot", ".svg");
+        let svg = std::fs::read_to_string(root().join(&svg_path))
+            .unwrap_or_else(|e| panic!("{svg_path}: {e}"));
+        assert_eq!(
+            svg_titles(&svg),
+            dot_titles(&dot),
+            "{svg_path} does not draw {dot_path}: run `cargo run --release -- docs --out docs/lattices`"
+        );
+    }
+    let svg = std::fs::read_to_string(root().join("docs/lattices/jax.svg")).unwrap();
+    let pt = |key: &str| -> f64 {
+        let at = svg.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
+        svg[at..].split("pt").next().unwrap().parse().unwrap()
+    };
+    let png = std::fs::read(root().join("docs/lattices/jax.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let dim = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as f64;
+    assert!((dim(16) - pt("width") * 96.0 / 72.0).abs() <= 1.0);
+    assert!((dim(20) - pt("height") * 96.0 / 72.0).abs() <= 1.0);
+}

@@ -137,6 +137,38 @@ proptest! {
         }
     }
 
+    /// `suggest`'s set algebra against the law checker, on every candidate placement of a
+    /// dtype in random lattices (policies whose laws hold).
+    #[test]
+    fn suggest_search_agrees_with_the_law_checker((n, edges, partial) in dag()) {
+        const NAMES: [&str; 12] = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32",
+            "uint64", "int64", "float32", "float64", "complex64"];
+        let n = n.min(NAMES.len());
+        let mut toml = format!("name = \"p\"\npartial = {partial}\ndtypes = {:?}\n[promotes]\n", &NAMES[..n]);
+        let mut by_source = std::collections::BTreeMap::<usize, std::collections::BTreeSet<usize>>::new();
+        for &(a, b) in edges.iter().filter(|&&(a, b)| a < n && b < n) {
+            by_source.entry(a).or_default().insert(b);
+        }
+        for (a, targets) in by_source {
+            let targets: Vec<&str> = targets.iter().map(|&b| NAMES[b]).collect();
+            toml += &format!("{} = {:?}\n", NAMES[a], targets);
+        }
+        let Input::Policy { policy, lattice, joins } = Input::parse("p.toml", &toml).map_err(|e| TestCaseError::fail(e.to_string()))? else {
+            unreachable!()
+        };
+        prop_assume!(laws::check_lattice("p", "p", &lattice, &joins, CheckOptions::default()).ok());
+        let (accepted, refused) = typejoin::suggest::cross_check(&policy, "float16", 2)
+            .map_err(TestCaseError::fail)?;
+        prop_assert!(accepted + refused >= 1);
+    }
+
+    #[test]
+    fn format_of_never_panics(text in "(exponent_bits|mantissa_bits|bias|nan|infinities|x)=[-a-z0-9]{0,4}(,(exponent_bits|mantissa_bits|bias|nan|infinities)=[-a-z0-9]{0,4}){0,4}|\\PC{0,40}") {
+        if let Ok(f) = typejoin::suggest::parse_format(&text) {
+            prop_assert!(f.exponent_bits >= 1 && f.exponent_bits + f.mantissa_bits < 64);
+        }
+    }
+
     #[test]
     fn parsers_never_panic_on_arbitrary_text(text in "\\PC{0,200}") {
         let _ = Input::parse("x.toml", &text);
