@@ -260,6 +260,16 @@ fn counts_line(d: &Diff) -> String {
     )
 }
 
+/// `530 of 630 joins differ over 35 common dtypes`.
+fn headline(d: &Diff) -> String {
+    format!(
+        "{} of {} joins differ over {} common dtypes",
+        d.entries.len(),
+        d.compared,
+        d.common.len()
+    )
+}
+
 /// The plain-text rendering.
 pub fn text(d: &Diff) -> String {
     let mut out = format!(
@@ -270,12 +280,7 @@ pub fn text(d: &Diff) -> String {
         out += &format!("the same on all {} dtypes\n", d.common.len());
         return out;
     }
-    out += &format!(
-        "{} of {} joins differ over {} common dtypes\n",
-        d.entries.len(),
-        d.compared,
-        d.common.len()
-    );
+    out += &format!("{}\n", headline(d));
     if !d.only_in_a.is_empty() {
         out += &format!("only in {}: {}\n", d.a.name, d.only_in_a.join(", "));
     }
@@ -326,13 +331,7 @@ pub fn markdown(d: &Diff) -> String {
         out += &format!("the same on all {} dtypes.\n", d.common.len());
         return out;
     }
-    out += &format!(
-        "{} of {} joins differ over {} common dtypes ({}).\n",
-        d.entries.len(),
-        d.compared,
-        d.common.len(),
-        counts_line(d)
-    );
+    out += &format!("{} ({}).\n", headline(d), counts_line(d));
     let code = |v: &[String]| {
         v.iter()
             .map(|n| format!("`{n}`"))
