@@ -229,10 +229,12 @@ pub fn annotations(
                 } else {
                     "the join promotion"
                 };
+                let class = lint.class.key();
+                // Say what the level is and how to change it (a class not listed is `warn`).
                 let level = if lint.level == Level::Deny {
-                    "denied"
+                    format!("denied by `[lints] {class} = \"deny\"`")
                 } else {
-                    "warned"
+                    format!("`[lints] {class} = \"deny\"` makes it an error, \"allow\" silences it")
                 };
                 out.push(Annotation {
                     path: input.path().to_string(),
@@ -240,13 +242,10 @@ pub fn annotations(
                     severity,
                     rule: format!("lint/{}", lint.class.key()),
                     message: format!(
-                        "{} in {via} {} → {}{shown} ({} such promotions; {level} by `[lints] {} = \"{}\"`)",
-                        lint.class.key(),
+                        "{class} in {via} {} → {}{shown} ({} such promotions; {level})",
                         c.from,
                         c.to,
                         lint.conversions.len(),
-                        lint.class.key(),
-                        if lint.level == Level::Deny { "deny" } else { "warn" },
                     ),
                     related: Vec::new(),
                     properties: json!({
