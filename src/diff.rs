@@ -159,12 +159,13 @@ fn result_name(input: &Input, r: usize, materialise: bool) -> String {
 /// compare as the dtype they materialise as (`float64`), as a library's table records them.
 pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
     let (ta, tb) = (a.table(), b.table());
-    let common: Vec<String> = ta
+    // Each common dtype with its index in A and in B, in A's order.
+    let (common, (ia, ib)): (Vec<String>, (Vec<usize>, Vec<usize>)) = ta
         .names
         .iter()
-        .filter(|n| tb.index_of(n).is_some())
-        .cloned()
-        .collect();
+        .enumerate()
+        .filter_map(|(i, n)| Some((n.clone(), (i, tb.index_of(n)?))))
+        .unzip();
     let only = |x: &Table, y: &Table| -> Vec<String> {
         x.names
             .iter()
@@ -172,8 +173,6 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
             .cloned()
             .collect()
     };
-    let ia: Vec<usize> = common.iter().map(|n| ta.index_of(n).unwrap()).collect();
-    let ib: Vec<usize> = common.iter().map(|n| tb.index_of(n).unwrap()).collect();
     let result =
         |i: &Input, x: usize, y: usize| i.table().get(x, y).map(|r| result_name(i, r, materialise));
     let mut entries: Vec<(Vec<usize>, Entry)> = Vec::new();

@@ -29,6 +29,23 @@ fn node_id(name: &str) -> NodeId {
     NodeId(quoted(name), None)
 }
 
+/// The kinds present among `names`, in the catalogue's kind order: one cluster each.
+fn kinds_of(names: &[String]) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = names.iter().map(|d| crate::dtype::kind(d)).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// The attributes every kind cluster has: its label and a dashed light frame.
+fn cluster_style(k: Kind) -> Vec<Stmt> {
+    vec![
+        Stmt::Attribute(attr("label", kind_label(k))),
+        Stmt::Attribute(attr("style", "dashed")),
+        Stmt::Attribute(attr("color", "#cbd5e1")),
+    ]
+}
+
 /// The covering pairs `a < b` (no `c` strictly between), in the policy's order.
 pub fn hasse(lattice: &Lattice) -> Vec<(usize, usize)> {
     let n = lattice.n();
@@ -102,18 +119,9 @@ pub fn diagram(
         Stmt::GAttribute(GraphAttributes::Edge(vec![attr("arrowsize", "0.6")])),
     ];
     // One cluster per kind, in the catalogue's kind order.
-    let mut kinds: Vec<Kind> = (0..n)
-        .map(|i| crate::dtype::kind(&policy.dtypes[i]))
-        .collect();
-    kinds.sort();
-    kinds.dedup();
-    for k in kinds {
-        let mut members = vec![
-            Stmt::Attribute(attr("label", kind_label(k))),
-            Stmt::Attribute(attr("style", "dashed")),
-            Stmt::Attribute(attr("color", "#cbd5e1")),
-            Stmt::Attribute(attr("fontcolor", "#64748b")),
-        ];
+    for k in kinds_of(&policy.dtypes) {
+        let mut members = cluster_style(k);
+        members.push(Stmt::Attribute(attr("fontcolor", "#64748b")));
         for i in (0..n).filter(|&i| crate::dtype::kind(&policy.dtypes[i]) == k) {
             let name = &policy.dtypes[i];
             let mut attrs = vec![attr("label", name)];
@@ -261,15 +269,8 @@ pub fn table_diagram(name: &str, table: &crate::Table, report: &crate::Report) -
             attr("fontname", "Helvetica"),
         ])),
     ];
-    let mut kinds: Vec<Kind> = table.names.iter().map(|d| crate::dtype::kind(d)).collect();
-    kinds.sort();
-    kinds.dedup();
-    for k in kinds {
-        let mut members = vec![
-            Stmt::Attribute(attr("label", kind_label(k))),
-            Stmt::Attribute(attr("style", "dashed")),
-            Stmt::Attribute(attr("color", "#cbd5e1")),
-        ];
+    for k in kinds_of(&table.names) {
+        let mut members = cluster_style(k);
         for d in table.names.iter().filter(|d| crate::dtype::kind(d) == k) {
             let mut attrs = vec![attr("label", d)];
             if marked.contains(&d.as_str()) {

@@ -202,24 +202,22 @@ impl Order {
         keep: impl Fn(&[usize]) -> bool,
     ) -> Vec<Vec<usize>> {
         let mut out = vec![Vec::new()];
-        let mut frontier: Vec<Vec<usize>> = vec![Vec::new()];
+        // Each chain with the pool position its next element starts from.
+        let mut frontier: Vec<(Vec<usize>, usize)> = vec![(Vec::new(), 0)];
         for _ in 0..k {
             let mut next = Vec::new();
-            for chain in &frontier {
-                let start = chain
-                    .last()
-                    .map_or(0, |&l| pool.iter().position(|&p| p == l).unwrap() + 1);
-                for &c in &pool[start..] {
+            for (chain, start) in &frontier {
+                for (i, &c) in pool.iter().enumerate().skip(*start) {
                     if chain.iter().all(|&e| !self.leq(e, c) && !self.leq(c, e)) {
                         let mut grown = chain.clone();
                         grown.push(c);
                         if keep(&grown) {
-                            next.push(grown);
+                            next.push((grown, i + 1));
                         }
                     }
                 }
             }
-            out.extend(next.iter().cloned());
+            out.extend(next.iter().map(|(chain, _)| chain.clone()));
             frontier = next;
         }
         out
@@ -323,9 +321,11 @@ fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, String
             .filter(|&s| !d.has(s) && p.iter().all(|&q| o.leq(q, s)))
             .collect();
         let ss = o.antichains(&pool, k, |chain| {
-            let last = *chain.last().unwrap();
+            let Some((&last, rest)) = chain.split_last() else {
+                return true;
+            };
             !prune
-                || chain[..chain.len() - 1]
+                || rest
                     .iter()
                     .all(|&e| o.down[e].and(&o.down[last]).subset_of(&d))
         });
@@ -357,16 +357,7 @@ pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usiz
         let (p, escaping) = &*shared;
         let fast = pruned.contains(&(p.clone(), s.clone()))
             && evaluate(&o, policy.partial, p, &s, escaping).is_some();
-        let applied = place(policy, name, None, p, &s);
-        let lat = Lattice::from_policy(&applied);
-        let report = crate::laws::check_lattice(
-            &applied.path,
-            &applied.name,
-            &lat,
-            &lat.join_table(),
-            CheckOptions::default(),
-        );
-        let laws_hold = report.violated().next().is_none();
+        let laws_hold = laws_hold(&place(policy, name, None, p, &s));
         if fast != laws_hold {
             return Err(format!(
                 "below {:?} above {:?}: the search says {fast}, the laws say {laws_hold}",
@@ -401,8 +392,8 @@ fn bits_of(policy: &Policy, i: usize) -> u32 {
     }
 }
 
-/// `policy` without dtype `x`: its edges bridged (p → s for each p → x → s not otherwise
-/// ordered), so the order among the others is unchanged. Refused when a rule names `x`.
+/// `policy` without dtype `x`: its edges bridged (p → s for each p → x → s), so the order
+/// among the others is unchanged. Refused when a rule names `x`.
 pub fn remove(policy: &Policy, x: usize) -> Result<Policy, String> {
     let name = &policy.dtypes[x];
     if policy
@@ -424,7 +415,6 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, String> {
             "`{name}` appears in an [ops] rule; it cannot be re-placed"
         ));
     }
-    let lattice = Lattice::from_policy(policy);
     let re = |i: usize| if i > x { i - 1 } else { i };
     let mut edges: Vec<Edge> = policy
         .edges
@@ -448,25 +438,15 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, String> {
         .filter(|e| e.from == x)
         .map(|e| e.to)
         .collect();
+    // Bridge p → x → s by p → s, so the others keep their order (an edge the order already
+    // implies changes nothing).
     for &p in &preds {
         for &s in &succs {
-            // Ordered another way (through a dtype other than x)?
-            let other = (0..policy.dtypes.len()).any(|m| {
-                m != x
-                    && m != p
-                    && m != s
-                    && lattice.leq(p, m)
-                    && lattice.leq(m, s)
-                    && !lattice.leq(m, x)
-                    && !lattice.leq(x, m)
-            }) || policy.edges.iter().any(|e| e.from == p && e.to == s);
-            if !other {
-                edges.push(Edge {
-                    from: re(p),
-                    to: re(s),
-                    span: 0..0,
-                });
-            }
+            edges.push(Edge {
+                from: re(p),
+                to: re(s),
+                span: 0..0,
+            });
         }
     }
     let mut out = policy.clone();
@@ -527,6 +507,36 @@ pub fn place(
     out
 }
 
+/// Whether the policy keeps every law, by the law checker.
+fn laws_hold(policy: &Policy) -> bool {
+    let lattice = Lattice::from_policy(policy);
+    let report = crate::laws::check_lattice(
+        &policy.path,
+        &policy.name,
+        &lattice,
+        &lattice.join_table(),
+        CheckOptions::default(),
+    );
+    report.violated().next().is_none()
+}
+
+/// The immediate predecessors (`below`) or successors of `x` in a policy's order.
+fn neighbours(lattice: &Lattice, x: usize, below: bool) -> Vec<usize> {
+    let n = lattice.n();
+    // `lt(a, b)`: a strictly below b, in the direction asked for.
+    let lt = |a: usize, b: usize| {
+        a != b
+            && if below {
+                lattice.leq(a, b)
+            } else {
+                lattice.leq(b, a)
+            }
+    };
+    (0..n)
+        .filter(|&p| lt(p, x) && !(0..n).any(|m| lt(p, m) && lt(m, x)))
+        .collect()
+}
+
 /// Searches the placements of `name` in `policy` (which must keep every law). When the policy
 /// already has `name`, it is removed first and its current placement is marked.
 pub fn suggest(
@@ -535,23 +545,17 @@ pub fn suggest(
     format: Option<&FormatDecl>,
     opts: Options,
 ) -> Result<Suggestion, String> {
+    if crate::dtype::is_weak(name) {
+        return Err(format!(
+            "`{name}` is a weak (Python scalar) type; suggest places concrete dtypes"
+        ));
+    }
     let mut format = format.cloned();
     let (base, replaced) = match policy.dtypes.iter().position(|d| d == name) {
         Some(x) => {
             let lattice = Lattice::from_policy(policy);
-            let n = policy.dtypes.len();
-            let below: Vec<usize> = (0..n)
-                .filter(|&p| p != x && lattice.leq(p, x))
-                .filter(|&p| {
-                    !(0..n).any(|m| m != p && m != x && lattice.leq(p, m) && lattice.leq(m, x))
-                })
-                .collect();
-            let above: Vec<usize> = (0..n)
-                .filter(|&s| s != x && lattice.leq(x, s))
-                .filter(|&s| {
-                    !(0..n).any(|m| m != s && m != x && lattice.leq(x, m) && lattice.leq(m, s))
-                })
-                .collect();
+            let below = neighbours(&lattice, x, true);
+            let above = neighbours(&lattice, x, false);
             if format.is_none() {
                 format = policy.formats.iter().find(|f| f.dtype == x).cloned();
             }
@@ -564,20 +568,13 @@ pub fn suggest(
         }
         None => (policy.clone(), None),
     };
-    let lattice = Lattice::from_policy(&base);
-    let report = crate::laws::check_lattice(
-        &base.path,
-        &base.name,
-        &lattice,
-        &lattice.join_table(),
-        CheckOptions::default(),
-    );
-    if report.violated().next().is_some() {
+    if !laws_hold(&base) {
         return Err(format!(
             "`{}` fails its laws; fix them first (`typejoin check`)",
             base.path
         ));
     }
+    let lattice = Lattice::from_policy(&base);
     let probe = place(&base, name, format.as_ref(), &[], &[]);
     let x_numeric = Numeric::of(&probe, base.dtypes.len()).ok_or_else(|| {
         format!("`{name}` is not a catalogue dtype; give its format with --format-of")
@@ -679,16 +676,7 @@ pub fn suggest(
         let ev = evaluate(&o, base.partial, p, s, escaping).expect("scored, so accepted");
         let applied = place(&base, name, format.as_ref(), p, s);
         // Re-check with the law checker: the set algebra above must agree with it.
-        let lat = Lattice::from_policy(&applied);
-        let joins = lat.join_table();
-        let report = crate::laws::check_lattice(
-            &applied.path,
-            &applied.name,
-            &lat,
-            &joins,
-            CheckOptions::default(),
-        );
-        if report.violated().next().is_some() {
+        if !laws_hold(&applied) {
             return Err(format!(
                 "internal error: the placement above {:?} below {:?} breaks a law the search accepted; please report it",
                 p.iter().map(|&i| name_of(i)).collect::<Vec<_>>(),

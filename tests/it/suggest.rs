@@ -196,6 +196,9 @@ fn a_declared_format_and_bad_requests() {
     ]);
     assert_eq!(code, Some(2));
     assert!(err.contains("unknown NaN encoding `bogus`"), "{err}");
+    let (code, _, err) = run(&["lattices/jax.toml", "--add", "f*"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("`f*` is a weak (Python scalar) type"), "{err}");
     let (code, _, err) = run(&["observed/numpy.json", "--add", "bfloat16"]);
     assert_eq!(code, Some(2));
     assert!(
