@@ -10,6 +10,7 @@
 //! at least stay memory-bound; `tests/it/kernels.rs` holds every kernel to the codec.
 
 use crate::format::{FloatFormat, cast_bits};
+use crate::stream::{Store, map1};
 
 /// A storage unit: u8, u16, u32 or u64, little-endian bit patterns.
 pub trait Unit: Copy + Default + Send + Sync {
@@ -161,18 +162,23 @@ impl Caster {
 
     /// Converts `input` into `out` (same length).
     pub fn run<S: Unit, D: Unit>(&self, input: &[S], out: &mut [D]) {
+        self.run_to(Store::Cached, input, out)
+    }
+
+    /// Converts `input` into `out` (same length), writing as `store` says.
+    pub fn run_to<S: Unit, D: Unit>(&self, store: Store, input: &[S], out: &mut [D]) {
         assert_eq!(input.len(), out.len(), "input and output lengths differ");
         match &self.how {
             How::Table(t) => {
                 let mask = t.len() as u64 - 1;
-                for (o, &i) in out.iter_mut().zip(input) {
-                    *o = D::from_bits(t[(i.bits() & mask) as usize]);
-                }
+                map1(store, input, out, |i| {
+                    D::from_bits(t[(i.bits() & mask) as usize])
+                });
             }
-            How::Bf16ToF32 => map32(input, out, |x| (x & 0xffff) << 16),
-            How::F32ToBf16 => map32(input, out, |x| f32_to_bf16(x) as u32),
-            How::F32ToF16 => map32(input, out, |x| f32_to_f16(x) as u32),
-            How::F32ToSmall(n) => map32(input, out, |x| n.run(x)),
+            How::Bf16ToF32 => map32(store, input, out, |x| (x & 0xffff) << 16),
+            How::F32ToBf16 => map32(store, input, out, |x| f32_to_bf16(x) as u32),
+            How::F32ToF16 => map32(store, input, out, |x| f32_to_f16(x) as u32),
+            How::F32ToSmall(n) => map32(store, input, out, |x| n.run(x)),
             How::Codec => {
                 for (o, &i) in out.iter_mut().zip(input) {
                     *o = D::from_bits(cast_bits(&self.src, &self.dst, i.bits()));
@@ -186,25 +192,35 @@ impl Caster {
 /// the same loop is compiled for AVX2, whose per-lane variable shifts and wider vectors the
 /// baseline SSE2 build lacks.
 #[inline(always)]
-fn map32<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32 + Copy) {
+fn map32<S: Unit, D: Unit>(
+    store: Store,
+    input: &[S],
+    out: &mut [D],
+    f: impl Fn(u32) -> u32 + Copy,
+) {
     #[inline(always)]
-    fn scalar<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
-        for (o, &i) in out.iter_mut().zip(input) {
-            *o = D::from_bits(f(i.bits() as u32) as u64);
-        }
+    fn scalar<S: Unit, D: Unit>(store: Store, input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
+        map1(store, input, out, |i| {
+            D::from_bits(f(i.bits() as u32) as u64)
+        });
     }
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        fn avx2<S: Unit, D: Unit>(input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
-            scalar(input, out, f)
+        fn avx2<S: Unit, D: Unit>(
+            store: Store,
+            input: &[S],
+            out: &mut [D],
+            f: impl Fn(u32) -> u32,
+        ) {
+            scalar(store, input, out, f)
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2(input, out, f) };
+            return unsafe { avx2(store, input, out, f) };
         }
     }
-    scalar(input, out, f)
+    scalar(store, input, out, f)
 }
 
 /// float16 → float32 bits, exact (NaN payloads shifted into place), branch-free so loops

@@ -28,6 +28,7 @@ pub mod render;
 pub mod safety;
 pub mod smt;
 pub mod spec;
+pub mod stream;
 pub mod suggest;
 pub mod synth;
 pub mod table;

@@ -22,6 +22,7 @@ use crate::array::{Array, DType, Data};
 use crate::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::kernel::Caster;
 use crate::promote::{Generated, Operand, ScalarKind};
+use crate::stream::{self, Store};
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
 pub const CHUNK: usize = 4096;
@@ -1027,23 +1028,24 @@ pub fn binary_into(
 }
 
 /// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
-/// arrays.
+/// arrays; `f` is told whether the whole output is large enough to bypass the cache.
 #[inline(always)]
 fn zip_chunks<A: Sync, B: Sync, O: Send>(
     a: &[A],
     b: &[B],
     out: &mut [O],
-    f: impl Fn(&[A], &[B], &mut [O]) + Sync,
+    f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
+    let store = Store::for_output::<O>(out.len());
     if out.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(CHUNK * 4)
             .enumerate()
             .for_each(|(c, o)| {
                 let s = c * CHUNK * 4;
-                f(&a[s..s + o.len()], &b[s..s + o.len()], o)
+                f(&a[s..s + o.len()], &b[s..s + o.len()], o, store)
             });
     } else {
-        f(a, b, out)
+        f(a, b, out, store)
     }
 }
 
@@ -1057,7 +1059,7 @@ fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
     macro_rules! arith {
         ($a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $L:ty) => {{
             #[inline(always)]
-            fn go<A: Copy + Sync, B: Copy + Sync, O: Send>(
+            fn go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send>(
                 op: Op,
                 a: &[A],
                 b: &[B],
@@ -1068,10 +1070,8 @@ fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
             ) -> bool {
                 macro_rules! each {
                     ($f:expr) => {
-                        zip_chunks(a, b, o, |a, b, o| {
-                            for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
-                                *o = enc($f(fa(x), fb(y)));
-                            }
+                        zip_chunks(a, b, o, |a, b, o, store| {
+                            stream::map2(store, a, b, o, |x, y| enc($f(fa(x), fb(y))))
                         })
                     };
                 }
@@ -1173,7 +1173,7 @@ fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
 /// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Send, L: Copy>(
+fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     a: &[A],
     b: &[B],
     o: &mut [O],
@@ -1182,24 +1182,12 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Send, L: Copy>(
     f: impl Fn(L, L) -> L + Copy + Sync,
     enc: impl Fn(L) -> O + Copy + Sync,
 ) {
-    #[inline(always)]
-    fn body<A: Copy, B: Copy, O, L>(
-        a: &[A],
-        b: &[B],
-        o: &mut [O],
-        fa: impl Fn(A) -> L,
-        fb: impl Fn(B) -> L,
-        f: impl Fn(L, L) -> L,
-        enc: impl Fn(L) -> O,
-    ) {
-        for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
-            *o = enc(f(fa(x), fb(y)));
-        }
-    }
     // The same loop compiled for AVX2 where the CPU has it (as kernel::map32).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn avx2<A: Copy, B: Copy, O, L>(
+    #[allow(clippy::too_many_arguments)]
+    fn avx2<A: Copy, B: Copy, O: Copy + Default, L>(
+        store: Store,
         a: &[A],
         b: &[B],
         o: &mut [O],
@@ -1208,15 +1196,15 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Send, L: Copy>(
         f: impl Fn(L, L) -> L,
         enc: impl Fn(L) -> O,
     ) {
-        body(a, b, o, fa, fb, f, enc)
+        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
     }
-    zip_chunks(a, b, o, |a, b, o| {
+    zip_chunks(a, b, o, |a, b, o, store| {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2(a, b, o, fa, fb, f, enc) };
+            return unsafe { avx2(store, a, b, o, fa, fb, f, enc) };
         }
-        body(a, b, o, fa, fb, f, enc)
+        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
     })
 }
 
@@ -1273,7 +1261,9 @@ fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
                 && std::arch::is_x86_feature_detected!("f16c")
             {
                 // SAFETY: the CPU has AVX2 and F16C, checked just above.
-                zip_chunks(a, b, o, |a, b, o| unsafe { f16c::binary(op, a, b, o) });
+                zip_chunks(a, b, o, |a, b, o, store| unsafe {
+                    f16c::binary(op, store, a, b, o)
+                });
                 return true;
             }
             let load = |v: u16| f32::from_bits(crate::kernel::f16_to_f32(v));
@@ -1290,37 +1280,55 @@ fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
 /// the portable path; `fast_paths_equal_the_general_path` holds them together).
 #[cfg(target_arch = "x86_64")]
 mod f16c {
-    use super::Op;
+    use super::{Op, Store};
     use std::arch::x86_64::*;
 
     #[target_feature(enable = "avx2,f16c")]
-    pub(super) fn binary(op: Op, a: &[u16], b: &[u16], o: &mut [u16]) {
+    pub(super) fn binary(op: Op, store: Store, a: &[u16], b: &[u16], o: &mut [u16]) {
+        let scalar = |k: usize| {
+            let w = |v: u16| f32::from_bits(crate::kernel::f16_to_f32(v));
+            let r = match op {
+                Op::Add => w(a[k]) + w(b[k]),
+                Op::Subtract => w(a[k]) - w(b[k]),
+                Op::Multiply => w(a[k]) * w(b[k]),
+                _ => w(a[k]) / w(b[k]),
+            };
+            crate::kernel::f32_to_f16(super::canon32(r))
+        };
+        let n = o.len();
+        // Streamed: whole 16-byte blocks from an aligned start, with non-temporal stores.
+        let nt = store == Store::Streamed;
+        let head = if nt {
+            ((16 - o.as_ptr() as usize % 16) % 16 / 2).min(n)
+        } else {
+            0
+        };
+        for (k, o) in o[..head].iter_mut().enumerate() {
+            *o = scalar(k);
+        }
         macro_rules! run {
             ($f:ident) => {{
-                let n = o.len();
                 let nan = _mm256_set1_ps(f32::from_bits(0x7fc0_0000));
-                let mut i = 0;
+                let mut i = head;
                 while i + 8 <= n {
-                    // SAFETY: i + 8 <= n = a.len() = b.len() = o.len(); unaligned accesses.
+                    // SAFETY: i + 8 <= n = a.len() = b.len() = o.len(); unaligned loads, and
+                    // a non-temporal store only at a 16-byte aligned `o` (the head put it there).
                     unsafe {
                         let x = _mm256_cvtph_ps(_mm_loadu_si128(a.as_ptr().add(i).cast()));
                         let y = _mm256_cvtph_ps(_mm_loadu_si128(b.as_ptr().add(i).cast()));
                         let r = $f(x, y);
                         let r = _mm256_blendv_ps(r, nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r));
                         let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(r);
-                        _mm_storeu_si128(o.as_mut_ptr().add(i).cast(), h);
+                        if nt {
+                            _mm_stream_si128(o.as_mut_ptr().add(i).cast(), h);
+                        } else {
+                            _mm_storeu_si128(o.as_mut_ptr().add(i).cast(), h);
+                        }
                     }
                     i += 8;
                 }
                 for k in i..n {
-                    let w = |v: u16| f32::from_bits(crate::kernel::f16_to_f32(v));
-                    let r = match op {
-                        Op::Add => w(a[k]) + w(b[k]),
-                        Op::Subtract => w(a[k]) - w(b[k]),
-                        Op::Multiply => w(a[k]) * w(b[k]),
-                        _ => w(a[k]) / w(b[k]),
-                    };
-                    o[k] = crate::kernel::f32_to_f16(super::canon32(r));
+                    o[k] = scalar(k);
                 }
             }};
         }
@@ -1329,6 +1337,9 @@ mod f16c {
             Op::Subtract => run!(_mm256_sub_ps),
             Op::Multiply => run!(_mm256_mul_ps),
             _ => run!(_mm256_div_ps),
+        }
+        if nt {
+            _mm_sfence();
         }
     }
 }
@@ -2042,10 +2053,10 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
         macro_rules! go {
             ($i:expr) => {
                 match &mut out.data {
-                    Data::U8(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
-                    Data::U16(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
-                    Data::U32(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
-                    Data::U64(o) => zip_chunks($i, $i, o, |i, _, o| caster.run(i, o)),
+                    Data::U8(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U16(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U32(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U64(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
                     _ => unreachable!("real storage"),
                 }
             };
@@ -2319,23 +2330,6 @@ mod tests {
     /// each (pair tables start at 65536 elements), over random patterns (NaN, ±∞, subnormals).
     #[test]
     fn fast_paths_equal_the_general_path() {
-        let mut rng = crate::synth::Rng::new(3);
-        let n = (1 << 16) + 77;
-        let random = |d: DType, rng: &mut crate::synth::Rng| {
-            let w = d.pattern_bits();
-            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-            let bits: Vec<[u64; 2]> = (0..n)
-                .map(|_| {
-                    let im = if d.is_complex() {
-                        rng.next_u64() & mask
-                    } else {
-                        0
-                    };
-                    [rng.next_u64() & mask, im]
-                })
-                .collect();
-            Array::from_bits(d, vec![n], &bits).unwrap()
-        };
         let pairs = [
             ("float32", "float32"),
             ("int8", "float32"),
@@ -2371,12 +2365,69 @@ mod tests {
             Op::BitwiseXor,
             Op::Less,
         ];
-        for (l, r) in pairs {
+        fast_equals_general(&pairs, &ops, (1 << 16) + 77, 3);
+    }
+
+    /// Outputs of at least `STREAM_MIN_BYTES` are written with non-temporal stores: the same
+    /// bits as the general path on every fused loop that streams.
+    #[test]
+    fn streamed_fast_paths_equal_the_general_path() {
+        let four = crate::stream::STREAM_MIN_BYTES / 4 + 77;
+        let pairs = [
+            ("float32", "float32"),
+            ("int8", "float32"),
+            ("bfloat16", "float16"),
+            ("complex64", "float32"),
+        ];
+        fast_equals_general(&pairs, &[Op::Add, Op::TrueDivide], four, 4);
+        fast_equals_general(&[("float32", "float64")], &[Op::Multiply], four, 5);
+        let two = crate::stream::STREAM_MIN_BYTES / 2 + 77;
+        fast_equals_general(
+            &[("float16", "float16"), ("bfloat16", "bfloat16")],
+            &[Op::Add],
+            two,
+            6,
+        );
+        let one = crate::stream::STREAM_MIN_BYTES + 77;
+        fast_equals_general(&[("uint8", "int8")], &[Op::Add], one / 2, 7);
+        // astype float8 → float32: the streamed table loop against the codec.
+        let f8 = DType::named("float8_e4m3fn").unwrap();
+        let codes: Vec<[u64; 2]> = (0..four as u64).map(|i| [(i * 37) & 0xff, 0]).collect();
+        let a = Array::from_bits(f8, vec![four], &codes).unwrap();
+        let out = astype(&a, DType::Float32);
+        let f = |n: &str| crate::format::float_format(n).unwrap();
+        let bits = out.bits();
+        for (i, c) in codes.iter().enumerate() {
+            let want = crate::format::cast_bits(&f("float8_e4m3fn"), &f("float32"), c[0]);
+            assert_eq!(bits[i][0], want, "element {i}");
+        }
+    }
+
+    /// Every op on random arrays of every pair: the fused fast path (`run_binary`) gives the
+    /// general chunked path's bits, or the first difference is reported.
+    fn fast_equals_general(pairs: &[(&str, &str)], ops: &[Op], n: usize, seed: u64) {
+        let mut rng = crate::synth::Rng::new(seed);
+        let random = |d: DType, rng: &mut crate::synth::Rng| {
+            let w = d.pattern_bits();
+            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            let bits: Vec<[u64; 2]> = (0..n)
+                .map(|_| {
+                    let im = if d.is_complex() {
+                        rng.next_u64() & mask
+                    } else {
+                        0
+                    };
+                    [rng.next_u64() & mask, im]
+                })
+                .collect();
+            Array::from_bits(d, vec![n], &bits).unwrap()
+        };
+        for &(l, r) in pairs {
             let (a, b) = (
                 Arg::Array(random(DType::named(l).unwrap(), &mut rng)),
                 Arg::Array(random(DType::named(r).unwrap(), &mut rng)),
             );
-            for op in ops {
+            for &op in ops {
                 let Ok((out_dtype, shape, x, y, c)) = plan(jax(), op, &a, &b) else {
                     continue;
                 };
