@@ -147,10 +147,11 @@ fn covers(input: &Input, common: &[usize]) -> Vec<(usize, usize)> {
 /// The name a result is shown as: a policy's weak result as the dtype it materialises as
 /// when `materialise` is set (a table's results are already concrete).
 fn result_name(input: &Input, r: usize, materialise: bool) -> String {
-    if materialise && let Input::Policy { policy, .. } = input {
-        if let Some(w) = policy.weak.iter().find(|w| w.weak == r) {
-            return policy.dtypes[w.materialises].clone();
-        }
+    if materialise
+        && let Input::Policy { policy, .. } = input
+        && let Some(w) = policy.weak.iter().find(|w| w.weak == r)
+    {
+        return policy.dtypes[w.materialises].clone();
     }
     input.table().name(r).to_string()
 }

@@ -56,20 +56,20 @@ enum How {
 #[derive(Clone, Debug)]
 pub(crate) struct Narrow {
     /// `23 - mantissa_bits`: the bits a normal result drops.
-    drop: u32,
+    pub(crate) drop: u32,
     /// `(bias - 127) << 23`, wrapping: rebiases float32 bits to the destination's exponent.
-    rebias: u32,
+    pub(crate) rebias: u32,
     /// float32 bits of the destination's smallest normal value.
-    min_normal: u32,
+    pub(crate) min_normal: u32,
     /// `2^(emin - m + 23)` as float32: the subnormal rounding constant.
-    magic: f32,
-    sign_shift: u32,
+    pub(crate) magic: f32,
+    pub(crate) sign_shift: u32,
     /// Largest finite code without sign (exponent and mantissa fields).
-    max_code: u32,
+    pub(crate) max_code: u32,
     /// `[+, -]` results for zero, NaN and overflow (±∞ or too large).
-    zero: [u32; 2],
-    nan: [u32; 2],
-    over: [u32; 2],
+    pub(crate) zero: [u32; 2],
+    pub(crate) nan: [u32; 2],
+    pub(crate) over: [u32; 2],
 }
 
 impl Narrow {
@@ -145,6 +145,15 @@ impl Caster {
             src: src.clone(),
             dst: dst.clone(),
             how,
+        }
+    }
+
+    /// The branch-free narrowing this caster runs, if it is one (float32 → a small signed
+    /// format with subnormals).
+    pub(crate) fn narrow(&self) -> Option<&Narrow> {
+        match &self.how {
+            How::F32ToSmall(n) => Some(n),
+            _ => None,
         }
     }
 

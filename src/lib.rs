@@ -6,6 +6,8 @@
 //! functions take text and return values; only the binary does I/O.
 
 pub mod array;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
 pub mod bits;
 pub mod codegen;
 pub mod conformance;

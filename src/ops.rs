@@ -488,6 +488,20 @@ fn canon64(x: f64) -> u64 {
     if x.is_nan() { F64_NAN } else { x.to_bits() }
 }
 
+/// Every code of a format of at most 8 bits, with NaN codes replaced by the positive canonical
+/// NaN (a rounding overflow into an fn/fnuz format makes a signed NaN).
+fn canonical_nan_codes(f: &FloatFormat) -> Box<[u8; 256]> {
+    let nan = f.encode(Value::Nan { neg: false }) as u8;
+    let mut map = Box::new([0u8; 256]);
+    for (c, m) in map.iter_mut().enumerate() {
+        *m = match f.decode(c as u64 & ((1 << f.width()) - 1)) {
+            Value::Nan { .. } => nan,
+            _ => c as u8,
+        };
+    }
+    map
+}
+
 /// Rounds float32 lane values into a float dtype's storage (NaN → the positive quiet NaN).
 struct F32Store {
     caster: Option<Caster>,
@@ -499,17 +513,10 @@ struct F32Store {
 impl F32Store {
     fn new(to: DType) -> F32Store {
         let f32f = crate::format::float_format("float32").expect("catalogue");
-        let canonical = to.float_format().filter(|f| f.width() <= 8).map(|f| {
-            let nan = f.encode(Value::Nan { neg: false }) as u8;
-            let mut map = Box::new([0u8; 256]);
-            for (c, m) in map.iter_mut().enumerate() {
-                *m = match f.decode(c as u64 & ((1 << f.width()) - 1)) {
-                    Value::Nan { .. } => nan,
-                    _ => c as u8,
-                };
-            }
-            map
-        });
+        let canonical = to
+            .float_format()
+            .filter(|f| f.width() <= 8)
+            .map(|f| canonical_nan_codes(&f));
         F32Store {
             caster: match to {
                 DType::Float32 | DType::Complex64 => None,
@@ -1388,7 +1395,36 @@ fn fused_halves(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool 
     true
 }
 
-/// Binary ops on two arrays of one format of at most 8 bits: a table of all 65536 operand
+/// The AVX-512 VBMI kernels for a float format of at most 8 bits, built once per dtype from the
+/// same codec tables as the general path; `None` without the CPU features or for wider dtypes.
+#[cfg(target_arch = "x86_64")]
+fn kernel8(d: DType) -> Option<Arc<crate::avx512::Kernel8>> {
+    type Cache = Mutex<HashMap<DType, Option<Arc<crate::avx512::Kernel8>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let fmt = d
+        .float_format()
+        .filter(|f| f.width() <= 8 && !d.is_complex())?;
+    if !crate::avx512::Kernel8::available() {
+        return None;
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(d)
+        .or_insert_with(|| {
+            let f32f = crate::format::float_format("float32").expect("catalogue");
+            let mask = (1u64 << fmt.width()) - 1;
+            let widen: [u32; 256] =
+                std::array::from_fn(|c| cast_bits(&fmt, &f32f, c as u64 & mask) as u32);
+            let narrow = Caster::new(&f32f, &fmt).narrow().cloned();
+            crate::avx512::Kernel8::new(&widen, narrow, &canonical_nan_codes(&fmt)).map(Arc::new)
+        })
+        .clone()
+}
+
+/// Binary ops on two arrays of one format of at most 8 bits. Arithmetic runs the AVX-512 VBMI
+/// kernel where the CPU has it (`avx512`: byte-table widening, float32 arithmetic, vector
+/// narrowing). Otherwise, and for comparisons: a table of all 65536 operand
 /// pairs, built once per (op, dtype) by the chunked reference path, so it is exact by
 /// construction; each element is then one lookup.
 fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
@@ -1399,6 +1435,11 @@ fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
     };
     if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c || !c.is_float() {
         return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = kernel8(c).filter(|k| k.computes(op)) {
+        zip_chunks(a, b, o, |a, b, o, store| k.binary(op, store, a, b, o));
+        return true;
     }
     if a.len() < 1 << 16 {
         return false; // building the table would cost more than the op
@@ -2048,6 +2089,14 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
     }
     let fast = |d: DType| d.float_format().filter(|_| !d.is_complex());
     if let (Some(f), Some(t)) = (fast(a.dtype), fast(out.dtype)) {
+        #[cfg(target_arch = "x86_64")]
+        if let (Data::U8(i), Data::U32(o), DType::Float32, Some(k)) =
+            (&a.data, &mut out.data, out.dtype, kernel8(a.dtype))
+        {
+            // 8-bit → 32-bit: the AVX-512 VBMI byte-plane widening of the codec's table.
+            zip_chunks(i, i, o, |i, _, o, store| k.widen(store, i, o));
+            return Ok(());
+        }
         let caster = Caster::new(&f, &t);
         // Large arrays convert in parallel chunks (the cast is elementwise).
         macro_rules! go {
@@ -2366,6 +2415,83 @@ mod tests {
             Op::Less,
         ];
         fast_equals_general(&pairs, &ops, (1 << 16) + 77, 3);
+    }
+
+    /// Every pair of codes of every format of at most 8 bits, every arithmetic op: the fast
+    /// path (the AVX-512 VBMI kernel where the CPU has it, else the pair table) gives the
+    /// general path's bits; and widening every code to float32 gives the codec's.
+    #[test]
+    fn every_pair_of_small_float_codes_equals_the_general_path() {
+        every_small_float_pair();
+        // And the portable fast paths (the pair table, the widening table) that the AVX-512
+        // kernels replace where the CPU has them.
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::avx512::set_enabled(false);
+            every_small_float_pair();
+            crate::avx512::set_enabled(true);
+        }
+    }
+
+    fn every_small_float_pair() {
+        let n = (1 << 16) + 13;
+        let mut formats = Vec::new();
+        for d in (0..crate::format::SMALL_FLOATS.len()).map(|i| DType::Small(i as u8)) {
+            let w = d.pattern_bits();
+            if w > 8 {
+                continue;
+            }
+            formats.push(d.name());
+            let mask = (1u64 << w) - 1;
+            let a: Vec<[u64; 2]> = (0..n as u64).map(|k| [(k >> 8) & mask, 0]).collect();
+            let b: Vec<[u64; 2]> = (0..n as u64).map(|k| [k & mask, 0]).collect();
+            let (x, y) = (
+                Arg::Array(Array::from_bits(d, vec![n], &a).unwrap()),
+                Arg::Array(Array::from_bits(d, vec![n], &b).unwrap()),
+            );
+            for op in [
+                Op::Add,
+                Op::Subtract,
+                Op::Multiply,
+                Op::TrueDivide,
+                Op::Maximum,
+                Op::Minimum,
+            ] {
+                let (out_dtype, shape, px, py, c) = plan(jax(), op, &x, &y).unwrap();
+                let mut fast = Array::zeros(out_dtype, shape.clone());
+                run_binary(op, c, &px, &py, &mut fast.data);
+                let mut slow = Array::zeros(out_dtype, shape);
+                run_chunked(op, c, &px, &py, &mut slow.data);
+                let (fb, sb) = (fast.bits(), slow.bits());
+                if let Some(i) = (0..n).find(|&i| fb[i] != sb[i]) {
+                    panic!(
+                        "{} {} codes {:#x} {:#x}: fast {:#x}, general {:#x}",
+                        d.name(),
+                        op.name(),
+                        a[i][0],
+                        b[i][0],
+                        fb[i][0],
+                        sb[i][0]
+                    );
+                }
+            }
+            let Arg::Array(x) = &x else { unreachable!() };
+            let wide = astype(x, DType::Float32);
+            let (f, f32f) = (
+                d.float_format().unwrap(),
+                crate::format::float_format("float32").unwrap(),
+            );
+            for (i, (got, code)) in wide.bits().iter().zip(&a).enumerate() {
+                let want = cast_bits(&f, &f32f, code[0]);
+                assert_eq!(
+                    got[0],
+                    want,
+                    "{} code {:#x} (element {i})",
+                    d.name(),
+                    code[0]
+                );
+            }
+        }
     }
 
     /// Outputs of at least `STREAM_MIN_BYTES` are written with non-temporal stores: the same

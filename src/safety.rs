@@ -494,11 +494,12 @@ pub fn classify(
     };
     if !exhaustive && best.is_empty() && provably_exact(from, to) {
         method = Method::Formats;
-    } else if !exhaustive && engine == Engine::Z3 {
-        if let Some(proved) = prove_cached(from, to, &best) {
-            best = proved;
-            method = Method::Z3;
-        }
+    } else if !exhaustive
+        && engine == Engine::Z3
+        && let Some(proved) = prove_cached(from, to, &best)
+    {
+        best = proved;
+        method = Method::Z3;
     }
     if let (Numeric::Complex(_), Numeric::Int { .. } | Numeric::Float(_)) = (from, to) {
         let one = Value::Finite {

@@ -69,7 +69,7 @@ pub fn map1<A: Copy, O: Copy + Default>(store: Store, a: &[A], o: &mut [O], f: i
 #[inline(always)]
 fn streamable<O>(o: &[O]) -> bool {
     let size = size_of::<O>();
-    size > 0 && 64 % size == 0 && (o.as_ptr() as usize) % size == 0
+    size > 0 && 64 % size == 0 && (o.as_ptr() as usize).is_multiple_of(size)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -128,7 +128,7 @@ mod tests {
     /// Every head length, body and tail: the streamed loop writes what the plain loop writes.
     #[test]
     fn streamed_equals_cached_at_every_offset_and_length() {
-        let a: Vec<u32> = (0..700).map(|i| i * 2_654_435_761u32).collect();
+        let a: Vec<u32> = (0..700u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
         let b: Vec<u32> = (0..700).map(|i| i ^ 0x5555).collect();
         for start in 0..20 {
             for len in [0, 1, 15, 16, 17, 63, 64, 65, 200, 680 - start] {
