@@ -1417,7 +1417,9 @@ fn kernel8(d: DType) -> Option<Arc<crate::avx512::Kernel8>> {
             let widen: [u32; 256] =
                 std::array::from_fn(|c| cast_bits(&fmt, &f32f, c as u64 & mask) as u32);
             let narrow = Caster::new(&f32f, &fmt).narrow().cloned();
-            crate::avx512::Kernel8::new(&widen, narrow, &canonical_nan_codes(&fmt)).map(Arc::new)
+            let is_nan = |c: u32| matches!(fmt.decode(c as u64 & mask), Value::Nan { .. });
+            let canonical = canonical_nan_codes(&fmt);
+            crate::avx512::Kernel8::new(&widen, narrow, &canonical, is_nan).map(Arc::new)
         })
         .clone()
 }
