@@ -1044,13 +1044,19 @@ fn zip_chunks<A: Sync, B: Sync, O: Send>(
     f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
     let store = Store::for_output::<O>(out.len());
-    if out.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(CHUNK * 4)
-            .enumerate()
-            .for_each(|(c, o)| {
-                let s = c * CHUNK * 4;
-                f(&a[s..s + o.len()], &b[s..s + o.len()], o, store)
-            });
+    let threads = rayon::current_num_threads();
+    if out.len() >= PARALLEL_MIN && threads > 1 {
+        // Streamed chunks are few and large: each ends with a store fence, which waits for
+        // its non-temporal stores to drain (with 16K-element chunks two threads measured no
+        // faster than one).
+        let chunk = match store {
+            Store::Cached => CHUNK * 4,
+            Store::Streamed => out.len().div_ceil(4 * threads).next_multiple_of(CHUNK),
+        };
+        out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| {
+            let s = c * chunk;
+            f(&a[s..s + o.len()], &b[s..s + o.len()], o, store)
+        });
     } else {
         f(a, b, out, store)
     }
