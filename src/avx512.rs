@@ -319,8 +319,12 @@ struct NarrowV {
     min_normal: __m512i,
     max_code: __m512i,
     inf: __m512i,
+    /// `1 << drop`: the bit that makes the rounded-to mantissa odd.
+    lsb: __m512i,
     drop: __m128i,
-    sign_shift: __m128i,
+    /// `31 - sign_shift`: brings float32's sign bit to the format's.
+    sign_from: __m128i,
+    sign_bit: __m512i,
     zero: [__m512i; 2],
     over: [__m512i; 2],
     nan: [__m512i; 2],
@@ -340,8 +344,10 @@ impl NarrowV {
             min_normal: c(n.min_normal),
             max_code: c(n.max_code),
             inf: c(0x7f80_0000),
+            lsb: c(1 << n.drop),
             drop: _mm_cvtsi32_si128(n.drop as i32),
-            sign_shift: _mm_cvtsi32_si128(n.sign_shift as i32),
+            sign_from: _mm_cvtsi32_si128(31 - n.sign_shift as i32),
+            sign_bit: c(1 << n.sign_shift),
             zero: pair(n.zero),
             over: pair(n.over),
             nan: pair(n.nan),
@@ -361,15 +367,18 @@ fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, x: __m512i) -> __m51
     let pick = |pair: [__m512i; 2]| _mm512_mask_blend_epi32(neg, pair[0], pair[1]);
     let abs = _mm512_and_si512(x, n.abs);
     let v = _mm512_add_epi32(abs, n.rebias);
-    let lsb = _mm512_and_si512(_mm512_srl_epi32(v, n.drop), n.one);
-    let normal = _mm512_srl_epi32(_mm512_add_epi32(_mm512_add_epi32(v, n.half), lsb), n.drop);
+    // Round half to even: add 2^(drop-1) - 1, and one more where the kept part is odd.
+    let odd = _mm512_test_epi32_mask(v, n.lsb);
+    let w = _mm512_add_epi32(v, n.half);
+    let normal = _mm512_srl_epi32(_mm512_mask_add_epi32(w, odd, w, n.one), n.drop);
     let sub = _mm512_sub_epi32(
         _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), n.magic)),
         _mm512_castps_si512(n.magic),
     );
     let code = _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(abs, n.min_normal), normal, sub);
-    let sign = _mm512_sll_epi32(_mm512_srli_epi32::<31>(x), n.sign_shift);
-    let mut r = _mm512_or_si512(sign, code);
+    // r = (x >> (31 - sign_shift) & sign_bit) | code, one ternary-logic op (0xEC: A & C | B).
+    let shifted = _mm512_srl_epi32(x, n.sign_from);
+    let mut r = _mm512_ternarylogic_epi32::<0xEC>(shifted, code, n.sign_bit);
     if ZERO {
         let zero = _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
         r = _mm512_mask_mov_epi32(r, zero, pick(n.zero));
