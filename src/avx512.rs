@@ -87,6 +87,8 @@ pub(crate) struct Kernel8 {
     /// is the canonical NaN: NaN needs no float32 canonicalisation, no select of its own (it
     /// lands on the overflow code) and no canonical map (fn and fnuz formats).
     specials_are_nan: bool,
+    /// How arithmetic looks codes up (`widen64_split`).
+    mode: u8,
     /// Each code, NaN codes replaced by the positive canonical NaN.
     canonical: Bytes,
 }
@@ -101,11 +103,12 @@ impl Kernel8 {
             && std::arch::is_x86_feature_detected!("avx512vbmi")
     }
 
-    /// `widen[c]`: float32 bits of code `c`; `narrow`: the rounding into the format, if it has
-    /// one; `canonical[c]`: `c`, or the canonical NaN code if `c` is a NaN; `is_nan(c)`: whether
-    /// code `c` is a NaN. `None` when the CPU lacks AVX-512 VBMI, or a table value has low bits
+    /// `widen[c]`: float32 bits of code `c` (of `width` bits); `narrow`: the rounding into the
+    /// format, if it has one; `canonical[c]`: `c`, or the canonical NaN code if `c` is a NaN;
+    /// `is_nan(c)`: whether code `c` is a NaN. `None` when the CPU lacks AVX-512 VBMI, or a table value has low bits
     /// (no format of at most 8 bits has them).
     pub(crate) fn new(
+        width: u32,
         widen: &[u32; 256],
         narrow: Option<Narrow>,
         canonical: &[u8; 256],
@@ -125,7 +128,19 @@ impl Kernel8 {
             n.nan.iter().chain(&n.over).all(|&c| is_nan(c))
                 && canonical[n.over[0] as usize] as u32 == n.over[0]
         });
+        // Each code with its top bit set widens to its low seven bits' value with the sign
+        // flipped, or both are NaN (fnuz formats fail: 0x80 is NaN, 0x00 zero).
+        let signed = (0..128).all(|c| {
+            let (pos, neg) = (widen[c as usize], widen[c as usize | 0x80]);
+            neg == pos ^ 1 << 31 || (is_nan(c) && is_nan(c | 0x80))
+        });
+        let mode = match width {
+            ..=7 => LOW7,
+            _ if signed => SIGNED,
+            _ => FULL,
+        };
         Some(Kernel8 {
+            mode,
             table: Box::new(*widen),
             widen: Planes([plane(2), plane(3)]),
             narrow,
@@ -167,11 +182,22 @@ impl Kernel8 {
                 let f = |$x, $y| unsafe { $f };
                 // SAFETY: a `Kernel8` exists only where the CPU has AVX-512 F, BW and VBMI.
                 unsafe {
-                    match (self.specials_are_nan, zero) {
-                        (true, false) => binary_all::<true, false>(self, n, store, a, b, out, f),
-                        (true, true) => binary_all::<true, true>(self, n, store, a, b, out, f),
-                        (false, false) => binary_all::<false, false>(self, n, store, a, b, out, f),
-                        (false, true) => binary_all::<false, true>(self, n, store, a, b, out, f),
+                    match (self.specials_are_nan, zero, self.mode) {
+                        (true, false, SIGNED) => {
+                            binary_all::<true, false, SIGNED>(self, n, store, a, b, out, f)
+                        }
+                        (true, true, FULL) => {
+                            binary_all::<true, true, FULL>(self, n, store, a, b, out, f)
+                        }
+                        (false, false, SIGNED) => {
+                            binary_all::<false, false, SIGNED>(self, n, store, a, b, out, f)
+                        }
+                        (false, false, LOW7) => {
+                            binary_all::<false, false, LOW7>(self, n, store, a, b, out, f)
+                        }
+                        // Every other format (none shipped): the general variant, correct for
+                        // any (a zero select and the NaN steps are no-ops where not needed).
+                        _ => binary_all::<false, true, FULL>(self, n, store, a, b, out, f),
                     }
                 }
             }};
@@ -229,9 +255,28 @@ fn widen64(t: &[[__m512i; 4]; 2], order: __m512i, codes: __m512i) -> [__m512i; 4
 /// shifted (even) or masked (odd) into place.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn widen64_split(t: &[[__m512i; 4]; 2], codes: __m512i) -> [__m512i; 4] {
-    let top = _mm512_movepi8_mask(codes);
-    let (b2, b3) = (lookup(&t[0], codes, top), lookup(&t[1], codes, top));
+fn widen64_split<const MODE: u8>(t: &[[__m512i; 4]; 2], codes: __m512i) -> [__m512i; 4] {
+    let (b2, b3) = match MODE {
+        // Codes below 128: one `vpermi2b` per plane (it reads the low seven bits only).
+        LOW7 => (
+            _mm512_permutex2var_epi8(t[0][0], codes, t[0][1]),
+            _mm512_permutex2var_epi8(t[1][0], codes, t[1][1]),
+        ),
+        // The code's top bit is the float32's sign bit: look the low seven bits up, then copy
+        // the code's top bit into the high plane (0xF8: A | B & C).
+        SIGNED => (
+            _mm512_permutex2var_epi8(t[0][0], codes, t[0][1]),
+            _mm512_ternarylogic_epi32::<0xF8>(
+                _mm512_permutex2var_epi8(t[1][0], codes, t[1][1]),
+                codes,
+                _mm512_set1_epi8(0x80u8 as i8),
+            ),
+        ),
+        _ => {
+            let top = _mm512_movepi8_mask(codes);
+            (lookup(&t[0], codes, top), lookup(&t[1], codes, top))
+        }
+    };
     let (lo, hi) = (_mm512_unpacklo_epi8(b2, b3), _mm512_unpackhi_epi8(b2, b3));
     let high = _mm512_set1_epi32(0xffff_0000u32 as i32);
     [
@@ -241,6 +286,15 @@ fn widen64_split(t: &[[__m512i; 4]; 2], codes: __m512i) -> [__m512i; 4] {
         _mm512_and_si512(hi, high),
     ]
 }
+
+/// How `widen64_split` looks codes up: [`LOW7`], [`SIGNED`] or [`FULL`].
+const LOW7: u8 = 0;
+/// Eight-bit codes whose top bit is the sign of the value they widen to, NaN codes aside when
+/// both halves are NaN (a NaN operand makes a NaN result whatever its sign, which the kernel
+/// then makes canonical).
+const SIGNED: u8 = 1;
+/// Any table: both halves, the code's top bit choosing.
+const FULL: u8 = 2;
 
 /// Codes below 256 in the 32-bit lanes `widen64_split` made → 64 bytes in element order: the
 /// even and odd elements back into 16-bit lanes, then one unsigned-saturating pack, the
@@ -397,7 +451,7 @@ fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, x: __m512i) -> __m51
 /// (as the general path's `canon32`) and the codes go through the canonical map; with it, the
 /// only NaN code the narrowing makes is the positive overflow code, already canonical.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn binary_all<const NAN: bool, const ZERO: bool>(
+fn binary_all<const NAN: bool, const ZERO: bool, const MODE: u8>(
     k: &Kernel8,
     narrow: &Narrow,
     store: Store,
@@ -414,7 +468,7 @@ fn binary_all<const NAN: bool, const ZERO: bool>(
     // macro, not a closure, so that it inlines into the loop with the constants hoisted.
     macro_rules! block {
         ($x:expr, $y:expr) => {{
-            let (wx, wy) = (widen64_split(&t, $x), widen64_split(&t, $y));
+            let (wx, wy) = (widen64_split::<MODE>(&t, $x), widen64_split::<MODE>(&t, $y));
             let code = |q: usize| {
                 let mut r = f(_mm512_castsi512_ps(wx[q]), _mm512_castsi512_ps(wy[q]));
                 if !NAN {
@@ -487,8 +541,9 @@ mod tests {
     #[test]
     fn widening_equals_the_table() {
         let table: [u32; 256] = std::array::from_fn(|c| (c as u32).wrapping_mul(0x9e37_0000));
-        let Some(k) = Kernel8::new(&table, None, &std::array::from_fn(|c| c as u8), |_| false)
-        else {
+        let Some(k) = Kernel8::new(8, &table, None, &std::array::from_fn(|c| c as u8), |_| {
+            false
+        }) else {
             return; // no AVX-512 VBMI here; ops::tests still covers the scalar paths
         };
         let codes: Vec<u8> = (0..700u32).map(|i| (i * 7 + i / 256) as u8).collect();

@@ -1425,7 +1425,8 @@ fn kernel8(d: DType) -> Option<Arc<crate::avx512::Kernel8>> {
             let narrow = Caster::new(&f32f, &fmt).narrow().cloned();
             let is_nan = |c: u32| matches!(fmt.decode(c as u64 & mask), Value::Nan { .. });
             let canonical = canonical_nan_codes(&fmt);
-            crate::avx512::Kernel8::new(&widen, narrow, &canonical, is_nan).map(Arc::new)
+            crate::avx512::Kernel8::new(fmt.width(), &widen, narrow, &canonical, is_nan)
+                .map(Arc::new)
         })
         .clone()
 }
