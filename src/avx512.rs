@@ -48,11 +48,9 @@ const SCRAMBLE: [u8; 64] = {
 
 /// The high two bytes of a 256-entry table of 32-bit values (whose low two bytes are zero), as
 /// two byte planes of four 64-byte registers each.
-#[derive(Clone)]
 struct Planes([[__m512i; 4]; 2]);
 
 /// A 256-entry byte table as four 64-byte registers.
-#[derive(Clone)]
 struct Bytes([__m512i; 4]);
 
 impl Bytes {
@@ -66,18 +64,20 @@ impl Bytes {
     }
 }
 
-static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+#[cfg(test)]
+thread_local! {
+    static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
 
-/// Switches these kernels off (or back on), so that tests can hold the portable fast paths
-/// they replace to the same results on a CPU that has AVX-512 VBMI. Every path computes the
-/// same bits, so switching while other threads run changes only their speed.
+/// Switches these kernels off (or back on) for the calling thread, so that tests can hold the
+/// portable fast paths they replace to the same results on a CPU that has AVX-512 VBMI. The
+/// kernels are chosen on the thread that calls the op, before any work is split.
 #[cfg(test)]
 pub(crate) fn set_enabled(on: bool) {
-    ENABLED.store(on, std::sync::atomic::Ordering::Relaxed);
+    ENABLED.with(|e| e.set(on));
 }
 
 /// Widening and narrowing constants for one format of at most 8 bits, and the canonical-NaN map.
-#[derive(Clone)]
 pub(crate) struct Kernel8 {
     /// The code → float32 bits table (the codec's cast), and as byte planes.
     table: Box<[u32; 256]>,
@@ -95,19 +95,27 @@ pub(crate) struct Kernel8 {
 }
 
 impl Kernel8 {
-    /// Whether this CPU runs these kernels (checked once per call; cached by std), and they
-    /// are not switched off (`set_enabled`).
+    /// Whether these kernels run: the CPU has them, and (in tests) they are not switched off
+    /// on this thread (`set_enabled`).
     pub(crate) fn available() -> bool {
-        ENABLED.load(std::sync::atomic::Ordering::Relaxed)
-            && std::arch::is_x86_feature_detected!("avx512f")
+        #[cfg(test)]
+        if !ENABLED.with(|e| e.get()) {
+            return false;
+        }
+        Kernel8::cpu_has()
+    }
+
+    /// Whether this CPU has AVX-512 F, BW and VBMI (detected once; cached by std).
+    fn cpu_has() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vbmi")
     }
 
     /// `widen[c]`: float32 bits of code `c` (of `width` bits); `narrow`: the rounding into the
     /// format, if it has one; `canonical[c]`: `c`, or the canonical NaN code if `c` is a NaN;
-    /// `is_nan(c)`: whether code `c` is a NaN. `None` when the CPU lacks AVX-512 VBMI, or a table value has low bits
-    /// (no format of at most 8 bits has them).
+    /// `is_nan(c)`: whether code `c` is a NaN. `None` when the CPU lacks AVX-512 VBMI, or a
+    /// table value has low bits (no format of at most 8 bits has them).
     pub(crate) fn new(
         width: u32,
         widen: &[u32; 256],
@@ -115,7 +123,7 @@ impl Kernel8 {
         canonical: &[u8; 256],
         is_nan: impl Fn(u32) -> bool,
     ) -> Option<Kernel8> {
-        if !Kernel8::available() || widen.iter().any(|w| w & 0xffff != 0) {
+        if !Kernel8::cpu_has() || widen.iter().any(|w| w & 0xffff != 0) {
             return None;
         }
         let plane = |k: usize| {
@@ -288,7 +296,8 @@ fn widen64_split<const MODE: u8>(t: &[[__m512i; 4]; 2], codes: __m512i) -> [__m5
     ]
 }
 
-/// How `widen64_split` looks codes up: [`LOW7`], [`SIGNED`] or [`FULL`].
+// How `widen64_split` looks codes up (`Kernel8::mode`).
+/// Codes of at most 7 bits: the low half of the table only.
 const LOW7: u8 = 0;
 /// Eight-bit codes whose top bit is the sign of the value they widen to, NaN codes aside when
 /// both halves are NaN (a NaN operand makes a NaN result whatever its sign, which the kernel
@@ -312,7 +321,7 @@ fn pack64(c: [__m512i; 4]) -> __m512i {
 /// them, when streaming; none otherwise.
 fn head<T>(store: Store, out: &[T]) -> usize {
     match store {
-        Store::Streamed => ((64 - out.as_ptr() as usize % 64) % 64 / size_of::<T>()).min(out.len()),
+        Store::Streamed => crate::stream::aligned_head(out, 64),
         Store::Cached => 0,
     }
 }
@@ -414,7 +423,8 @@ impl NarrowV {
 ///
 /// `NAN`: the NaN and overflow results are NaN codes and the positive overflow code is the
 /// canonical NaN (`Kernel8::specials_are_nan`), so a NaN takes the overflow select (its
-/// rebiased bits are above every finite code) and both give that code, without a sign. `ZERO`: a zero result is not simply the sign over code 0 (fnuz formats).
+/// rebiased bits are above every finite code) and both give that code, without a sign.
+/// `ZERO`: a zero result is not simply the sign over code 0 (fnuz formats).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, x: __m512i) -> __m512i {

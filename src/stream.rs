@@ -63,6 +63,12 @@ pub fn map1<A: Copy, O: Copy + Default>(store: Store, a: &[A], o: &mut [O], f: i
     map2(store, a, a, o, |x, _| f(x))
 }
 
+/// How many leading elements of `out` to write one by one so that the rest starts on a
+/// multiple of `align` bytes (all of them if it never does).
+pub(crate) fn aligned_head<T>(out: &[T], align: usize) -> usize {
+    ((align - out.as_ptr() as usize % align) % align / size_of::<T>()).min(out.len())
+}
+
 /// Whether `o` can be written in aligned lines: the element size divides 64 and the slice
 /// starts on a multiple of it (true of every `Vec` of a primitive type).
 #[cfg(target_arch = "x86_64")]
@@ -87,7 +93,7 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
     let block = (16 * size).max(64);
     let per = block / size;
     let n = o.len();
-    let head = ((64 - o.as_ptr() as usize % 64) % 64 / size).min(n);
+    let head = aligned_head(o, 64);
     let body = head + (n - head) / per * per;
     for i in 0..head {
         o[i] = f(a[i], b[i]);
