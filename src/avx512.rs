@@ -2,8 +2,8 @@
 //! `avx512f`, `avx512bw` and `avx512vbmi` (`Kernel8::available`).
 //!
 //! The portable fast paths for these formats are table lookups, one element at a time (for
-//! float8 + float8 a 64 KB table of operand pairs), far from the memory bound. VBMI's `vpermi2b` looks up 64 bytes at once in a
-//! 128-byte table held in two registers, so:
+//! float8 + float8 a 64 KB table of operand pairs), far from the memory bound. VBMI's
+//! `vpermi2b` looks up 64 bytes at once in a 128-byte table held in two registers, so:
 //!
 //! - **widening** 64 codes to float32 (astype) looks up the two high byte planes of the codec's
 //!   256-entry table (each two `vpermi2b` and a blend on the code's top bit; the low two bytes
@@ -12,16 +12,20 @@
 //!   the order that makes the interleaved result come out in element order (`SCRAMBLE`);
 //! - **arithmetic** on two arrays of one format widens both without caring for the order
 //!   (`widen64_split`: one unpack per plane pair, then shifts and masks), runs the general
-//!   path's float32 operation, makes NaN canonical and narrows with [`Narrow`]'s branch-free
-//!   rounding (the same integer and float steps, on 16 lanes), and packs the codes back with
-//!   the inverse of that interleave (`pack64`), so no permutation is needed either side (and
-//!   codes look up only their low seven bits where that is enough, `LOW7` and `SIGNED`); NaN
-//!   codes then go through the canonical map, a byte lookup, unless the narrowing can only
+//!   path's float32 operation on values scaled by `2^(bias - 127)` (for sums and comparisons
+//!   the tables hold them scaled; products and quotients are scaled after), makes NaN
+//!   canonical, and narrows with one round-to-nearest-even shift (`narrow16`: the scaling
+//!   makes float32's exponent field the format's and its subnormals the format's, so the
+//!   subnormal step of [`Narrow::run`] and its rebiasing drop out). It packs the codes back
+//!   with the inverse of that interleave (`pack64`), so no permutation is needed either side
+//!   (and codes look up only their low seven bits where that is enough, `LOW7` and `SIGNED`);
+//!   NaN codes then go through the canonical map, a byte lookup, unless the narrowing can only
 //!   make the canonical one (fn and fnuz formats).
 //!
 //! Measured on this project's machine, one thread, n = 1e7: float8_e4m3fn + float8_e4m3fn
-//! 0.14 ns per element (the pair table: 0.42), astype float8_e4m3fn → float32 0.09 ns (the
-//! table: 0.21); docs/kernels.md has the series of variants tried.
+//! 0.10–0.12 ns per element (the pair table: 0.42; with `Narrow::run`'s steps: 0.14),
+//! astype float8_e4m3fn → float32 0.09 ns (the table: 0.21); docs/kernels.md has the series
+//! of variants tried.
 //!
 //! Every kernel is held to the general path on every pair of codes (`tests` below and
 //! `ops::tests`), so it is exact by the same argument as the tables it replaces.
@@ -69,12 +73,23 @@ thread_local! {
     static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
-/// Switches these kernels off (or back on) for the calling thread, so that tests can hold the
-/// portable fast paths they replace to the same results on a CPU that has AVX-512 VBMI. The
-/// kernels are chosen on the thread that calls the op, before any work is split.
+/// Switches these kernels and the loops compiled for AVX-512 off (or back on) for the calling
+/// thread, so that tests can hold the AVX2 and portable paths they replace to the same results
+/// on a CPU that has AVX-512. They are chosen on the thread that calls the op, before any work
+/// is split.
 #[cfg(test)]
 pub(crate) fn set_enabled(on: bool) {
     ENABLED.with(|e| e.set(on));
+}
+
+/// Whether code compiled for AVX-512 may run on this thread: always, but in tests that switch
+/// it off (`set_enabled`). The generic loops built for AVX-512 (`ops::fused_go`) check it too.
+pub(crate) fn enabled() -> bool {
+    #[cfg(test)]
+    if !ENABLED.with(|e| e.get()) {
+        return false;
+    }
+    true
 }
 
 /// Widening and narrowing constants for one format of at most 8 bits, and the canonical-NaN map.
@@ -82,6 +97,9 @@ pub(crate) struct Kernel8 {
     /// The code → float32 bits table (the codec's cast), and as byte planes.
     table: Box<[u32; 256]>,
     widen: Planes,
+    /// The same values times [`Narrow::scale`] (arithmetic's operands where that is exact);
+    /// `widen` again for formats without `Narrow`.
+    scaled: Planes,
     /// float32 → code: `None` for formats without `Narrow` (unsigned or without subnormals).
     narrow: Option<Narrow>,
     /// The narrowing's NaN and overflow results are NaN codes and the positive overflow code
@@ -98,11 +116,7 @@ impl Kernel8 {
     /// Whether these kernels run: the CPU has them, and (in tests) they are not switched off
     /// on this thread (`set_enabled`).
     pub(crate) fn available() -> bool {
-        #[cfg(test)]
-        if !ENABLED.with(|e| e.get()) {
-            return false;
-        }
-        Kernel8::cpu_has()
+        enabled() && Kernel8::cpu_has()
     }
 
     /// Whether this CPU has AVX-512 F, BW and VBMI (detected once; cached by std).
@@ -123,15 +137,36 @@ impl Kernel8 {
         canonical: &[u8; 256],
         is_nan: impl Fn(u32) -> bool,
     ) -> Option<Kernel8> {
-        if !Kernel8::cpu_has() || widen.iter().any(|w| w & 0xffff != 0) {
+        if !Kernel8::cpu_has() {
             return None;
         }
-        let plane = |k: usize| {
-            let mut t = [0u8; 256];
-            for (b, w) in t.iter_mut().zip(widen) {
-                *b = (w >> (8 * k)) as u8;
+        // Scaling by a power of two is exact for the values of a format of at most 8 bits
+        // (their scaled subnormals are float32 subnormals `code << drop`), and NaN stays NaN.
+        let scale = narrow.as_ref().map_or(1.0, Narrow::scale);
+        let scaled: [u32; 256] = std::array::from_fn(|c| {
+            let w = f32::from_bits(widen[c]);
+            if w.is_nan() {
+                widen[c]
+            } else {
+                (w * scale).to_bits()
             }
-            Bytes::new(&t).0
+        });
+        let exact = widen.iter().zip(&scaled).all(|(&w, &s)| {
+            let w = f32::from_bits(w);
+            w.is_nan() || f32::from_bits(s) / scale == w
+        });
+        if !exact || widen.iter().chain(&scaled).any(|w| w & 0xffff != 0) {
+            return None;
+        }
+        let planes = |t: &[u32; 256]| {
+            let plane = |k: usize| {
+                let mut p = [0u8; 256];
+                for (b, w) in p.iter_mut().zip(t) {
+                    *b = (w >> (8 * k)) as u8;
+                }
+                Bytes::new(&p).0
+            };
+            Planes([plane(2), plane(3)])
         };
         let specials_are_nan = narrow.as_ref().is_some_and(|n| {
             n.nan.iter().chain(&n.over).all(|&c| is_nan(c))
@@ -151,7 +186,8 @@ impl Kernel8 {
         Some(Kernel8 {
             mode,
             table: Box::new(*widen),
-            widen: Planes([plane(2), plane(3)]),
+            widen: planes(widen),
+            scaled: planes(&scaled),
             narrow,
             specials_are_nan,
             canonical: Bytes::new(canonical),
@@ -184,8 +220,11 @@ impl Kernel8 {
         );
         let n = self.narrow.as_ref().expect("checked by computes");
         let zero = n.zero != [0, 1 << n.sign_shift];
+        // `SCALED`: the operands are widened straight to scaled values, which is exact for
+        // the ops that only add or compare (`narrow16`); a product or quotient is computed on
+        // the values and scaled after, as it may not be exact.
         macro_rules! run {
-            (|$x:ident, $y:ident| $f:expr) => {{
+            ($scaled:literal, |$x:ident, $y:ident| $f:expr) => {{
                 // SAFETY (of the intrinsics in `f`): it runs only inside `binary_all`, on a CPU
                 // with AVX-512 F, BW and VBMI, as every call below.
                 let f = |$x, $y| unsafe { $f };
@@ -193,36 +232,36 @@ impl Kernel8 {
                 unsafe {
                     match (self.specials_are_nan, zero, self.mode) {
                         (true, false, SIGNED) => {
-                            binary_all::<true, false, SIGNED>(self, n, store, a, b, out, f)
+                            binary_all::<true, false, SIGNED, $scaled>(self, n, store, a, b, out, f)
                         }
                         (true, true, FULL) => {
-                            binary_all::<true, true, FULL>(self, n, store, a, b, out, f)
+                            binary_all::<true, true, FULL, $scaled>(self, n, store, a, b, out, f)
                         }
-                        (false, false, SIGNED) => {
-                            binary_all::<false, false, SIGNED>(self, n, store, a, b, out, f)
-                        }
+                        (false, false, SIGNED) => binary_all::<false, false, SIGNED, $scaled>(
+                            self, n, store, a, b, out, f,
+                        ),
                         (false, false, LOW7) => {
-                            binary_all::<false, false, LOW7>(self, n, store, a, b, out, f)
+                            binary_all::<false, false, LOW7, $scaled>(self, n, store, a, b, out, f)
                         }
                         // Every other format (none shipped): the general variant, correct for
                         // any (a zero select and the NaN steps are no-ops where not needed).
-                        _ => binary_all::<false, true, FULL>(self, n, store, a, b, out, f),
+                        _ => binary_all::<false, true, FULL, $scaled>(self, n, store, a, b, out, f),
                     }
                 }
             }};
         }
         match op {
-            Op::Add => run!(|x, y| _mm512_add_ps(x, y)),
-            Op::Subtract => run!(|x, y| _mm512_sub_ps(x, y)),
-            Op::Multiply => run!(|x, y| _mm512_mul_ps(x, y)),
-            Op::TrueDivide => run!(|x, y| _mm512_div_ps(x, y)),
+            Op::Add => run!(true, |x, y| _mm512_add_ps(x, y)),
+            Op::Subtract => run!(true, |x, y| _mm512_sub_ps(x, y)),
+            Op::Multiply => run!(false, |x, y| _mm512_mul_ps(x, y)),
+            Op::TrueDivide => run!(false, |x, y| _mm512_div_ps(x, y)),
             // NumPy: a NaN operand wins (the first if both), else the larger (smaller).
-            Op::Maximum => run!(|x, y| {
+            Op::Maximum => run!(true, |x, y| {
                 let first = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, y)
                     | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
                 _mm512_mask_blend_ps(first, y, x)
             }),
-            _ => run!(|x, y| {
+            _ => run!(true, |x, y| {
                 let first = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, y)
                     | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
                 _mm512_mask_blend_ps(first, y, x)
@@ -375,12 +414,10 @@ fn widen_all(k: &Kernel8, store: Store, input: &[u8], out: &mut [u32]) {
 /// [`Narrow`]'s constants as vectors, made once per call.
 struct NarrowV {
     abs: __m512i,
-    rebias: __m512i,
     /// `2^(drop - 1) - 1`: rounding to nearest, ties to the even `lsb`.
     half: __m512i,
     one: __m512i,
-    magic: __m512,
-    min_normal: __m512i,
+    scale: __m512,
     max_code: __m512i,
     inf: __m512i,
     /// `1 << drop`: the bit that makes the rounded-to mantissa odd.
@@ -401,11 +438,9 @@ impl NarrowV {
         let pair = |p: [u32; 2]| [c(p[0]), c(p[1])];
         NarrowV {
             abs: c(0x7fff_ffff),
-            rebias: c(n.rebias),
             half: c((1 << (n.drop - 1)) - 1),
             one: c(1),
-            magic: _mm512_set1_ps(n.magic),
-            min_normal: c(n.min_normal),
+            scale: _mm512_set1_ps(n.scale()),
             max_code: c(n.max_code),
             inf: c(0x7f80_0000),
             lsb: c(1 << n.drop),
@@ -419,30 +454,45 @@ impl NarrowV {
     }
 }
 
-/// [`Narrow::run`] on 16 lanes: the same integer and float steps, masks for the selects.
+/// [`Narrow::run`] on 16 lanes of float32 values already multiplied by [`Narrow::scale`]
+/// (`y`): the exponent field then is the format's, and a value in the format's subnormal range
+/// is a float32 subnormal whose mantissa is the format's code shifted left by `drop`, so one
+/// round-to-nearest-even shift makes the code of normal and subnormal results alike (where
+/// `Narrow::run` rebiases the normal ones and rounds the subnormal ones with a float add).
+///
+/// Why this equals `Narrow::run` on the unscaled value:
+///
+/// - Sums, differences, maxima and minima are computed on scaled operands (`SCALED`). Scaling
+///   by a power of two commutes with float32 rounding while the scaled value is normal; below
+///   that, the result is below the format's smallest normal, where two of its values add
+///   exactly (both are on its subnormal grid).
+/// - Products and quotients are computed unscaled and then scaled, which rounds a second time
+///   on float32's subnormal grid when the result is below the format's smallest normal. That
+///   grid has `drop` (at least 16) bits below the format's last, so the second rounding could
+///   change the narrowing only by moving a value onto a rounding midpoint, which needs a run
+///   of at least 15 equal bits between the midpoint's bit and a last bit that differs. A
+///   product of two values of at most 8 significant bits has at most 16 significant bits, too
+///   few for that; a quotient's binary expansion repeats with a period set by a divisor below
+///   2^8, too short for it.
+///
+/// `ops::tests` checks every pair of codes of every shipped format against `Narrow::run`.
 ///
 /// `NAN`: the NaN and overflow results are NaN codes and the positive overflow code is the
 /// canonical NaN (`Kernel8::specials_are_nan`), so a NaN takes the overflow select (its
-/// rebiased bits are above every finite code) and both give that code, without a sign.
+/// shifted bits are above every finite code) and both give that code, without a sign.
 /// `ZERO`: a zero result is not simply the sign over code 0 (fnuz formats).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, x: __m512i) -> __m512i {
-    let neg = _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512());
+fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, y: __m512i) -> __m512i {
+    let neg = _mm512_cmplt_epi32_mask(y, _mm512_setzero_si512());
     let pick = |pair: [__m512i; 2]| _mm512_mask_blend_epi32(neg, pair[0], pair[1]);
-    let abs = _mm512_and_si512(x, n.abs);
-    let v = _mm512_add_epi32(abs, n.rebias);
+    let abs = _mm512_and_si512(y, n.abs);
     // Round half to even: add 2^(drop-1) - 1, and one more where the kept part is odd.
-    let odd = _mm512_test_epi32_mask(v, n.lsb);
-    let w = _mm512_add_epi32(v, n.half);
-    let normal = _mm512_srl_epi32(_mm512_mask_add_epi32(w, odd, w, n.one), n.drop);
-    let sub = _mm512_sub_epi32(
-        _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(abs), n.magic)),
-        _mm512_castps_si512(n.magic),
-    );
-    let code = _mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(abs, n.min_normal), normal, sub);
-    // r = (x >> (31 - sign_shift) & sign_bit) | code, one ternary-logic op (0xEC: A & C | B).
-    let shifted = _mm512_srl_epi32(x, n.sign_from);
+    let odd = _mm512_test_epi32_mask(abs, n.lsb);
+    let w = _mm512_add_epi32(abs, n.half);
+    let code = _mm512_srl_epi32(_mm512_mask_add_epi32(w, odd, w, n.one), n.drop);
+    // r = (y >> (31 - sign_shift) & sign_bit) | code, one ternary-logic op (0xEC: A & C | B).
+    let shifted = _mm512_srl_epi32(y, n.sign_from);
     let mut r = _mm512_ternarylogic_epi32::<0xEC>(shifted, code, n.sign_bit);
     if ZERO {
         let zero = _mm512_cmpeq_epi32_mask(code, _mm512_setzero_si512());
@@ -461,8 +511,10 @@ fn narrow16<const NAN: bool, const ZERO: bool>(n: &NarrowV, x: __m512i) -> __m51
 /// `ZERO` as [`narrow16`]; without `NAN`, a NaN result is first made the positive float32 NaN
 /// (as the general path's `canon32`) and the codes go through the canonical map; with it, the
 /// only NaN code the narrowing makes is the positive overflow code, already canonical.
+/// `SCALED`: `f` gets the operands already multiplied by [`Narrow::scale`]; otherwise its
+/// result is.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn binary_all<const NAN: bool, const ZERO: bool, const MODE: u8>(
+fn binary_all<const NAN: bool, const ZERO: bool, const MODE: u8, const SCALED: bool>(
     k: &Kernel8,
     narrow: &Narrow,
     store: Store,
@@ -472,7 +524,7 @@ fn binary_all<const NAN: bool, const ZERO: bool, const MODE: u8>(
     f: impl Fn(__m512, __m512) -> __m512,
 ) {
     // Everything the loop reads, in registers: the tables and the constants.
-    let (t, canonical) = (k.widen.0, k.canonical.0);
+    let (t, canonical) = (if SCALED { k.scaled.0 } else { k.widen.0 }, k.canonical.0);
     let nv = NarrowV::new(narrow);
     let nan = _mm512_set1_ps(f32::from_bits(0x7fc0_0000));
     // 64 elements: widen both, compute, (canonical NaN,) narrow, pack, (canonical NaN code.) A
@@ -482,6 +534,9 @@ fn binary_all<const NAN: bool, const ZERO: bool, const MODE: u8>(
             let (wx, wy) = (widen64_split::<MODE>(&t, $x), widen64_split::<MODE>(&t, $y));
             let code = |q: usize| {
                 let mut r = f(_mm512_castsi512_ps(wx[q]), _mm512_castsi512_ps(wy[q]));
+                if !SCALED {
+                    r = _mm512_mul_ps(r, nv.scale);
+                }
                 if !NAN {
                     r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(r, r), nan);
                 }

@@ -92,6 +92,13 @@ impl Narrow {
         }
     }
 
+    /// `2^(bias - 127)`: multiplying a float32 by it makes its bits the destination's code
+    /// shifted left by `drop`, subnormals included (float32's subnormals, for the destination's),
+    /// before rounding. The AVX-512 kernel narrows that way (`avx512::narrow16`).
+    pub(crate) fn scale(&self) -> f32 {
+        f32::from_bits(0x3f80_0000u32.wrapping_add(self.rebias))
+    }
+
     #[inline(always)]
     pub(crate) fn run(&self, x: u32) -> u32 {
         let neg = x >> 31;
