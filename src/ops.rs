@@ -1211,7 +1211,32 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     ) {
         stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
     }
+    // And for AVX-512 (F, BW, VL): twice the lanes, mask registers for the selects.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[allow(clippy::too_many_arguments)]
+    fn avx512<A: Copy, B: Copy, O: Copy + Default, L>(
+        store: Store,
+        a: &[A],
+        b: &[B],
+        o: &mut [O],
+        fa: impl Fn(A) -> L,
+        fb: impl Fn(B) -> L,
+        f: impl Fn(L, L) -> L,
+        enc: impl Fn(L) -> O,
+    ) {
+        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
+    }
+    #[cfg(target_arch = "x86_64")]
+    let avx512_ok = crate::avx512::enabled()
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
     zip_chunks(a, b, o, |a, b, o, store| {
+        #[cfg(target_arch = "x86_64")]
+        if avx512_ok {
+            // SAFETY: the CPU has AVX-512 F, BW and VL (BW and VL imply F), and so AVX2.
+            return unsafe { avx512(store, a, b, o, fa, fb, f, enc) };
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.
@@ -2415,6 +2440,14 @@ mod tests {
         ];
         let ops = [&ARITHMETIC[..], &[Op::BitwiseXor, Op::Less]].concat();
         fast_equals_general(&pairs, &ops, (1 << 16) + 77, 3);
+        // Again without the AVX-512 kernels and loops, which stand in for the AVX2 ones
+        // where the CPU has them.
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::avx512::set_enabled(false);
+            fast_equals_general(&pairs, &ops, (1 << 16) + 77, 4);
+            crate::avx512::set_enabled(true);
+        }
     }
 
     /// The binary ops every float fast path computes.
