@@ -1195,38 +1195,29 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     f: impl Fn(L, L) -> L + Copy + Sync,
     enc: impl Fn(L) -> O + Copy + Sync,
 ) {
-    // The same loop compiled for AVX2 where the CPU has it (as kernel::map32).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[allow(clippy::too_many_arguments)]
-    fn avx2<A: Copy, B: Copy, O: Copy + Default, L>(
-        store: Store,
-        a: &[A],
-        b: &[B],
-        o: &mut [O],
-        fa: impl Fn(A) -> L,
-        fb: impl Fn(B) -> L,
-        f: impl Fn(L, L) -> L,
-        enc: impl Fn(L) -> O,
-    ) {
-        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
+    // The same loop compiled for AVX2 where the CPU has it (as kernel::map32), and for AVX-512
+    // F, BW and VL: twice the lanes, mask registers for the selects.
+    macro_rules! compiled_for {
+        ($name:ident, $features:literal) => {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = $features)]
+            #[allow(clippy::too_many_arguments)]
+            fn $name<A: Copy, B: Copy, O: Copy + Default, L>(
+                store: Store,
+                a: &[A],
+                b: &[B],
+                o: &mut [O],
+                fa: impl Fn(A) -> L,
+                fb: impl Fn(B) -> L,
+                f: impl Fn(L, L) -> L,
+                enc: impl Fn(L) -> O,
+            ) {
+                stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
+            }
+        };
     }
-    // And for AVX-512 (F, BW, VL): twice the lanes, mask registers for the selects.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[allow(clippy::too_many_arguments)]
-    fn avx512<A: Copy, B: Copy, O: Copy + Default, L>(
-        store: Store,
-        a: &[A],
-        b: &[B],
-        o: &mut [O],
-        fa: impl Fn(A) -> L,
-        fb: impl Fn(B) -> L,
-        f: impl Fn(L, L) -> L,
-        enc: impl Fn(L) -> O,
-    ) {
-        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
-    }
+    compiled_for!(avx2, "avx2");
+    compiled_for!(avx512, "avx512f,avx512bw,avx512vl,avx2");
     #[cfg(target_arch = "x86_64")]
     let avx512_ok = crate::avx512::enabled()
         && std::arch::is_x86_feature_detected!("avx512bw")
