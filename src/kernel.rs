@@ -40,6 +40,12 @@ enum How {
     /// float32 → a signed format of at most 16 bits with subnormals (every float8 but e8m0,
     /// float6, float4): integer round-to-nearest-even, special codes from the codec.
     F32ToSmall(Narrow),
+    /// A format to itself, wider than 16 bits: the bits are copied.
+    Same,
+    /// float32 → float64 and back: the hardware conversion (round to nearest even), NaN by
+    /// NumPy's rule in integer arithmetic (`f32_to_f64`, `f64_to_f32`).
+    F32ToF64,
+    F64ToF32,
     Codec,
 }
 
@@ -145,6 +151,12 @@ impl Caster {
             How::F32ToF16
         } else if src.name == "float32" && dst.width() <= 16 && dst.signed && dst.subnormals {
             How::F32ToSmall(Narrow::new(dst))
+        } else if src == dst {
+            How::Same
+        } else if src.name == "float32" && dst.name == "float64" {
+            How::F32ToF64
+        } else if src.name == "float64" && dst.name == "float32" {
+            How::F64ToF32
         } else {
             How::Codec
         };
@@ -164,7 +176,8 @@ impl Caster {
         }
     }
 
-    /// Which kernel runs: `table`, `f32-bf16`, `f32-f16` or `codec`.
+    /// Which kernel runs: `table`, `bf16-f32`, `f32-bf16`, `f32-f16`, `f32-small`, `same`,
+    /// `f32-f64`, `f64-f32` or `codec`.
     pub fn kernel(&self) -> &'static str {
         match self.how {
             How::Table(_) => "table",
@@ -172,6 +185,9 @@ impl Caster {
             How::F32ToBf16 => "f32-bf16",
             How::F32ToF16 => "f32-f16",
             How::F32ToSmall(_) => "f32-small",
+            How::Same => "same",
+            How::F32ToF64 => "f32-f64",
+            How::F64ToF32 => "f64-f32",
             How::Codec => "codec",
         }
     }
@@ -195,6 +211,9 @@ impl Caster {
             How::F32ToBf16 => map32(store, input, out, |x| f32_to_bf16(x) as u32),
             How::F32ToF16 => map32(store, input, out, |x| f32_to_f16(x) as u32),
             How::F32ToSmall(n) => map32(store, input, out, |x| n.run(x)),
+            How::Same => map1(store, input, out, |i| D::from_bits(i.bits())),
+            How::F32ToF64 => map_lanes(store, input, out, |x: u64| f32_to_f64(x as u32)),
+            How::F64ToF32 => map_lanes(store, input, out, |x: u64| f64_to_f32(x) as u64),
             How::Codec => {
                 for (o, &i) in out.iter_mut().zip(input) {
                     *o = D::from_bits(cast_bits(&self.src, &self.dst, i.bits()));
@@ -204,9 +223,7 @@ impl Caster {
     }
 }
 
-/// Applies a branch-free 32-bit kernel elementwise. On x86-64 with AVX2 (detected at run time)
-/// the same loop is compiled for AVX2, whose per-lane variable shifts and wider vectors the
-/// baseline SSE2 build lacks.
+/// Applies a branch-free 32-bit kernel elementwise (`map_lanes` on 32-bit lanes).
 #[inline(always)]
 fn map32<S: Unit, D: Unit>(
     store: Store,
@@ -214,20 +231,38 @@ fn map32<S: Unit, D: Unit>(
     out: &mut [D],
     f: impl Fn(u32) -> u32 + Copy,
 ) {
+    map_lanes(store, input, out, f)
+}
+
+/// Applies a branch-free kernel on lanes of `L` elementwise. On x86-64 with AVX2 (detected at
+/// run time) the same loop is compiled for AVX2, whose per-lane variable shifts and wider
+/// vectors the baseline SSE2 build lacks.
+#[inline(always)]
+fn map_lanes<S: Unit, D: Unit, L: Unit>(
+    store: Store,
+    input: &[S],
+    out: &mut [D],
+    f: impl Fn(L) -> L + Copy,
+) {
     #[inline(always)]
-    fn scalar<S: Unit, D: Unit>(store: Store, input: &[S], out: &mut [D], f: impl Fn(u32) -> u32) {
+    fn scalar<S: Unit, D: Unit, L: Unit>(
+        store: Store,
+        input: &[S],
+        out: &mut [D],
+        f: impl Fn(L) -> L,
+    ) {
         map1(store, input, out, |i| {
-            D::from_bits(f(i.bits() as u32) as u64)
+            D::from_bits(f(L::from_bits(i.bits())).bits())
         });
     }
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        fn avx2<S: Unit, D: Unit>(
+        fn avx2<S: Unit, D: Unit, L: Unit>(
             store: Store,
             input: &[S],
             out: &mut [D],
-            f: impl Fn(u32) -> u32,
+            f: impl Fn(L) -> L,
         ) {
             scalar(store, input, out, f)
         }
@@ -237,6 +272,28 @@ fn map32<S: Unit, D: Unit>(
         }
     }
     scalar(store, input, out, f)
+}
+
+/// float32 → float64 bits: exact; a NaN keeps its sign and payload, shifted into place, and
+/// gets the quiet bit (NumPy's hardware cast, the codec's rule), in integer arithmetic so that
+/// it holds on every platform.
+#[inline(always)]
+pub fn f32_to_f64(x: u32) -> u64 {
+    let f = f32::from_bits(x);
+    let x = x as u64;
+    let nan = (x & 0x8000_0000) << 32 | 0x7ff8_0000_0000_0000 | (x & 0x7f_ffff) << 29;
+    let m = (f.is_nan() as u64).wrapping_neg();
+    (nan & m) | ((f as f64).to_bits() & !m)
+}
+
+/// float64 → float32 bits, round to nearest even (Rust's `as`), overflow to ±∞, gradual
+/// underflow; a NaN keeps its sign and top payload bits and gets the quiet bit.
+#[inline(always)]
+pub fn f64_to_f32(x: u64) -> u32 {
+    let f = f64::from_bits(x);
+    let nan = ((x >> 32) as u32 & 0x8000_0000) | 0x7fc0_0000 | ((x >> 29) as u32 & 0x7f_ffff);
+    let m = (f.is_nan() as u32).wrapping_neg();
+    (nan & m) | ((f as f32).to_bits() & !m)
 }
 
 /// float16 → float32 bits, exact (NaN payloads shifted into place), branch-free so loops

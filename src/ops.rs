@@ -1195,46 +1195,79 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     f: impl Fn(L, L) -> L + Copy + Sync,
     enc: impl Fn(L) -> O + Copy + Sync,
 ) {
-    // The same loop compiled for AVX2 where the CPU has it (as kernel::map32), and for AVX-512
-    // F, BW and VL: twice the lanes, mask registers for the selects.
-    macro_rules! compiled_for {
-        ($name:ident, $features:literal) => {
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = $features)]
-            #[allow(clippy::too_many_arguments)]
-            fn $name<A: Copy, B: Copy, O: Copy + Default, L>(
-                store: Store,
-                a: &[A],
-                b: &[B],
-                o: &mut [O],
-                fa: impl Fn(A) -> L,
-                fb: impl Fn(B) -> L,
-                f: impl Fn(L, L) -> L,
-                enc: impl Fn(L) -> O,
-            ) {
-                stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
-            }
-        };
-    }
-    compiled_for!(avx2, "avx2");
-    compiled_for!(avx512, "avx512f,avx512bw,avx512vl,avx2");
-    #[cfg(target_arch = "x86_64")]
-    let avx512_ok = crate::avx512::enabled()
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl");
+    let isa = Isa::detect();
     zip_chunks(a, b, o, |a, b, o, store| {
-        #[cfg(target_arch = "x86_64")]
-        if avx512_ok {
-            // SAFETY: the CPU has AVX-512 F, BW and VL (BW and VL imply F), and so AVX2.
-            return unsafe { avx512(store, a, b, o, fa, fb, f, enc) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2(store, a, b, o, fa, fb, f, enc) };
-        }
-        stream::map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
+        isa.map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
     })
+}
+
+/// The widest vector instructions the elementwise loops use, chosen once per call on the
+/// calling thread (tests switch AVX-512 off per thread, `avx512::set_enabled`): the same loop
+/// is compiled for AVX-512 (F, BW, VL: twice AVX2's lanes, mask registers for the selects),
+/// for AVX2 (as `kernel::map32`), and for the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
+    Baseline,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::avx512::enabled()
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+            {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    }
+
+    /// `stream::map2` compiled for this instruction set.
+    #[inline(always)]
+    fn map2<A: Copy, B: Copy, O: Copy + Default>(
+        self,
+        store: Store,
+        a: &[A],
+        b: &[B],
+        o: &mut [O],
+        f: impl Fn(A, B) -> O,
+    ) {
+        macro_rules! compiled_for {
+            ($name:ident, $features:literal) => {
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = $features)]
+                fn $name<A: Copy, B: Copy, O: Copy + Default>(
+                    store: Store,
+                    a: &[A],
+                    b: &[B],
+                    o: &mut [O],
+                    f: impl Fn(A, B) -> O,
+                ) {
+                    stream::map2(store, a, b, o, f)
+                }
+            };
+        }
+        compiled_for!(avx2, "avx2");
+        compiled_for!(avx512, "avx512f,avx512bw,avx512vl,avx2");
+        match self {
+            // SAFETY: `detect` found AVX-512 F, BW and VL (BW and VL imply F), and so AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { avx512(store, a, b, o, f) },
+            // SAFETY: `detect` found AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { avx2(store, a, b, o, f) },
+            Isa::Baseline => stream::map2(store, a, b, o, f),
+        }
+    }
 }
 
 /// A fused pass for bfloat16 arithmetic on bfloat16 operands: widening by a shift, float32
@@ -2144,8 +2177,225 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
         }
         return Ok(());
     }
-    *out = astype(a, out.dtype);
+    if !astype_ints(a, out) {
+        *out = astype_general(a, out.dtype);
+    }
     Ok(())
+}
+
+/// Sign extension of a stored integer pattern of the storage type's full width.
+trait Extend: crate::kernel::Unit {
+    fn sext(self) -> i64;
+}
+
+macro_rules! extend {
+    ($($u:ty => $i:ty),*) => {$(
+        impl Extend for $u {
+            #[inline(always)]
+            fn sext(self) -> i64 {
+                self as $i as i64
+            }
+        }
+    )*};
+}
+extend!(u8 => i8, u16 => i16, u32 => i32, u64 => i64);
+
+/// `astype` between real dtypes where one side is an integer or bool, with `convert_bits`'s
+/// semantics (integers wrap; floats truncate, saturate, NaN → 0; bool is `value != 0`;
+/// integers to floats round to nearest even), which are those of Rust's `as`:
+/// - from bool or an integer of 8, 16, 32 or 64 bits to bool, an integer, float32 or float64,
+///   and from float32 or float64 to bool or an integer: one `as` conversion per element (the
+///   saturating float → integer ones written as selects, which vectorise);
+/// - from any other source of at most 16 bits (bool, int4, float16, float8, …): a table of
+///   every source pattern, built by `convert_bits` once per pair of dtypes.
+///
+/// Returns `false` (doing nothing) for the pairs left to `astype`'s per-element codec: float to
+/// float (the caster's), and 32- or 64-bit sources to the small float formats.
+fn astype_ints(a: &Array, out: &mut Array) -> bool {
+    let (from, to) = (a.dtype, out.dtype);
+    if from.is_complex() || to.is_complex() || (from.is_float() && to.is_float()) {
+        return false;
+    }
+    let (standard, wide_float) = (
+        |d: DType| {
+            matches!(
+                d,
+                DType::Int {
+                    bits: 8 | 16 | 32 | 64,
+                    ..
+                }
+            )
+        },
+        |d: DType| matches!(d, DType::Float32 | DType::Float64),
+    );
+    let int_like = |d: DType| matches!(d, DType::Bool | DType::Int { .. });
+    let as_source = standard(from) || from == DType::Bool;
+    if (as_source && (int_like(to) || wide_float(to))) || (wide_float(from) && int_like(to)) {
+        as_conversions(a, out);
+        return true;
+    }
+    if from.pattern_bits() > 16 {
+        return false;
+    }
+    type TableCache = Mutex<HashMap<(DType, DType), Arc<Vec<u64>>>>;
+    static TABLES: OnceLock<TableCache> = OnceLock::new();
+    let table = TABLES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry((from, to))
+        .or_insert_with(|| {
+            Arc::new(
+                (0..1u64 << from.pattern_bits())
+                    .map(|p| convert_bits(from, to, p))
+                    .collect(),
+            )
+        })
+        .clone();
+    let mask = table.len() as u64 - 1;
+    macro_rules! go {
+        ($i:expr, $o:expr) => {
+            convert_chunks($i, $o, |x| table[(x as u64 & mask) as usize])
+        };
+    }
+    macro_rules! each_out {
+        ($i:expr) => {
+            match &mut out.data {
+                Data::U8(o) => go!($i, o),
+                Data::U16(o) => go!($i, o),
+                Data::U32(o) => go!($i, o),
+                Data::U64(o) => go!($i, o),
+                _ => unreachable!("real storage"),
+            }
+        };
+    }
+    match &a.data {
+        Data::U8(i) => each_out!(i),
+        Data::U16(i) => each_out!(i),
+        _ => unreachable!("at most 16 bits"),
+    }
+    true
+}
+
+/// `o[k] = f(i[k])` as bits, in parallel chunks for large arrays. The chunk loop is
+/// monomorphic; the parallel split takes it as `dyn`, so that the split is compiled once per
+/// pair of storage types, not once per conversion.
+fn convert_chunks<S: crate::kernel::Unit, D: crate::kernel::Unit>(
+    i: &[S],
+    o: &mut [D],
+    f: impl Fn(S) -> u64 + Sync,
+) {
+    let isa = Isa::detect();
+    let body = |i: &[S], _: &[S], o: &mut [D], store: Store| {
+        isa.map2(store, i, i, o, |x, _| D::from_bits(f(x)))
+    };
+    zip_chunks(
+        i,
+        i,
+        o,
+        &body as &(dyn Fn(&[S], &[S], &mut [D], Store) + Sync),
+    )
+}
+
+/// The `as` conversions of `astype_ints`, one monomorphic loop per pair of storage types the
+/// dtypes can have.
+fn as_conversions(a: &Array, out: &mut Array) {
+    use crate::kernel::Unit;
+    let (from, to) = (a.dtype, out.dtype);
+    // The destination integer's width, mask and range (two's-complement patterns of `w` bits).
+    let (w, signed_to) = match to {
+        DType::Int { bits, signed } => (bits, signed),
+        _ => (1, false),
+    };
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    // The range of a destination that fits i32 lanes (every one but uint32 and the 64-bit
+    // ones), as f32 where that is exact (at most 24 bits) and as f64.
+    let fits_i32 = w < 32 || (w == 32 && signed_to);
+    let (lo, hi) = match signed_to {
+        true => ((1i64 << (w - 1)).wrapping_neg(), (mask >> 1) as i64),
+        false => (0, mask as i64),
+    };
+    let (lo32, hi32, lo64, hi64) = (lo as f32, hi as f32, lo as f64, hi as f64);
+    let mask32 = mask as u32;
+    let signed_from = matches!(from, DType::Int { signed: true, .. });
+    // `$conv` maps a source element `x` (of its storage type) to the destination's bits, for
+    // each listed source and destination storage.
+    macro_rules! go {
+        ($i:expr, $o:expr, |$x:ident| $conv:expr) => {
+            convert_chunks($i, $o, |$x| $conv as u64)
+        };
+    }
+    // `$x` truncated toward zero and saturated to [lo, hi] (within i32), NaN → 0: what `as`
+    // does, as selects the compiler vectorises.
+    macro_rules! saturate {
+        ($x:expr, $lo:expr, $hi:expr) => {{
+            let x = $x;
+            let c = if x.is_nan() { 0.0 } else { x };
+            let c = if c < $lo { $lo } else { c };
+            let c = if c > $hi { $hi } else { c };
+            // SAFETY: `c` is finite and within [lo, hi], inside i32's range.
+            unsafe { c.to_int_unchecked::<i32>() }
+        }};
+    }
+    macro_rules! conv_out {
+        ($i:ident, [$($vo:ident),*], |$x:ident| $conv:expr) => {
+            match &mut out.data {
+                $(Data::$vo(o) => go!($i, o, |$x| $conv),)*
+                _ => unreachable!("the destination dtype's storage"),
+            }
+        };
+    }
+    macro_rules! conv {
+        ([$($vi:ident),*] -> $outs:tt, |$x:ident| $conv:expr) => {
+            match &a.data {
+                $(Data::$vi(i) => conv_out!(i, $outs, |$x| $conv),)*
+                _ => unreachable!("the source dtype's storage"),
+            }
+        };
+    }
+    match (from, to) {
+        (DType::Int { .. } | DType::Bool, DType::Bool) => {
+            conv!([U8, U16, U32, U64] -> [U8], |x| x != 0)
+        }
+        (DType::Int { .. }, DType::Int { .. }) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.sext() as u64 & mask)
+        }
+        (DType::Int { .. } | DType::Bool, DType::Int { .. }) => {
+            conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.bits() & mask)
+        }
+        (DType::Int { .. }, DType::Float32) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U32], |x| (x.sext() as f32).to_bits())
+        }
+        (DType::Int { .. } | DType::Bool, DType::Float32) => {
+            conv!([U8, U16, U32, U64] -> [U32], |x| (x.bits() as f32).to_bits())
+        }
+        (DType::Int { .. }, DType::Float64) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U64], |x| (x.sext() as f64).to_bits())
+        }
+        (DType::Int { .. } | DType::Bool, DType::Float64) => {
+            conv!([U8, U16, U32, U64] -> [U64], |x| (x.bits() as f64).to_bits())
+        }
+        (DType::Float32, DType::Bool) => conv!([U32] -> [U8], |x| f32::from_bits(x) != 0.0),
+        (DType::Float64, DType::Bool) => conv!([U64] -> [U8], |x| f64::from_bits(x) != 0.0),
+        // Saturating float → integer conversions in i32 lanes where the range fits, clamped
+        // in float first (`saturate!`), which vectorises where `as`'s saturation does not.
+        (DType::Float32, _) if w <= 24 => conv!([U32] -> [U8, U16, U32], |x| {
+            saturate!(f32::from_bits(x), lo32, hi32) as u32 & mask32
+        }),
+        (DType::Float32, _) if fits_i32 => conv!([U32] -> [U8, U16, U32], |x| {
+            saturate!(f32::from_bits(x) as f64, lo64, hi64) as u32 & mask32
+        }),
+        (DType::Float64, _) if fits_i32 => conv!([U64] -> [U8, U16, U32], |x| {
+            saturate!(f64::from_bits(x), lo64, hi64) as u32 & mask32
+        }),
+        (DType::Float32, _) if w == 32 => conv!([U32] -> [U32], |x| f32::from_bits(x) as u32),
+        (DType::Float64, _) if w == 32 => conv!([U64] -> [U32], |x| f64::from_bits(x) as u32),
+        (DType::Float32, _) if signed_to => conv!([U32] -> [U64], |x| f32::from_bits(x) as i64),
+        (DType::Float32, _) => conv!([U32] -> [U64], |x| f32::from_bits(x) as u64),
+        (DType::Float64, _) if signed_to => conv!([U64] -> [U64], |x| f64::from_bits(x) as i64),
+        (DType::Float64, _) => conv!([U64] -> [U64], |x| f64::from_bits(x) as u64),
+        _ => unreachable!("astype_ints chose these pairs"),
+    }
 }
 
 /// `a.astype(to)`: `typejoin cast` semantics element by element (complex → real keeps the real
@@ -2154,13 +2404,19 @@ pub fn astype(a: &Array, to: DType) -> Array {
     if a.dtype == to {
         return a.clone();
     }
-    let n = a.len();
-    let real_float = |d: DType| d.float_format().is_some() && !d.is_complex();
-    if real_float(a.dtype) && real_float(to) {
-        let mut out = Array::zeros(to, a.shape.clone());
-        astype_into(a, &mut out).expect("same shape");
-        return out;
+    if a.dtype.is_complex() || to.is_complex() {
+        return astype_general(a, to);
     }
+    let mut out = Array::zeros(to, a.shape.clone());
+    astype_into(a, &mut out).expect("same shape");
+    out
+}
+
+/// `astype` element by element through `convert_bits` (the codec): what the fast paths of
+/// `astype_into` are held to, and the path of the pairs they leave (complex dtypes, 32- and
+/// 64-bit sources to the small float formats).
+fn astype_general(a: &Array, to: DType) -> Array {
+    let n = a.len();
     let bits: Vec<[u64; 2]> = (0..n)
         .map(|i| {
             if to.is_complex() {
@@ -2614,6 +2870,118 @@ mod tests {
             );
         }
         true
+    }
+
+    /// Every fast astype (the caster's kernels, `as` conversions, pattern tables) gives the
+    /// codec's bits, for every pair of real dtypes in the catalogue, on every pattern of
+    /// sources of at most 16 bits and on boundary, special and random patterns of wider ones;
+    /// again with the AVX-512 loops switched off.
+    #[test]
+    fn astype_fast_paths_equal_the_general_path() {
+        let names = [
+            "bool",
+            "int1",
+            "int2",
+            "int4",
+            "uint1",
+            "uint2",
+            "uint4",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "float16",
+            "bfloat16",
+            "float32",
+            "float64",
+            "float8_e4m3fn",
+            "float8_e5m2fnuz",
+            "float4_e2m1fn",
+        ];
+        let dtypes: Vec<DType> = names.iter().map(|n| DType::named(n).unwrap()).collect();
+        let mut rng = crate::synth::Rng::new(11);
+        let wide = |d: DType, rng: &mut crate::synth::Rng| -> Vec<u64> {
+            let mut v: Vec<u64> = Vec::new();
+            let w = d.pattern_bits();
+            if w <= 16 {
+                return (0..1u64 << w).collect();
+            }
+            let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+            // Integers near every power of two and its negation.
+            for k in 0..64 {
+                for delta in [-1i64, 0, 1] {
+                    let x = (1u64 << k).wrapping_add(delta as u64);
+                    v.extend([x & mask, x.wrapping_neg() & mask]);
+                }
+            }
+            // Floats at and around every integer range's bounds, halves, specials.
+            let mut fs: Vec<f64> = vec![0.0, -0.0, 0.5, -0.5, 0.999, -0.999, 1e30, -1e30];
+            for k in [1, 2, 4, 7, 8, 15, 16, 24, 31, 32, 63, 64] {
+                let p = 2f64.powi(k);
+                fs.extend([
+                    p,
+                    -p,
+                    p - 1.0,
+                    -p - 1.0,
+                    p - 0.5,
+                    -p - 0.5,
+                    p + 0.5,
+                    p * 1.5,
+                ]);
+            }
+            fs.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
+            match d {
+                DType::Float32 => {
+                    v.extend(fs.iter().map(|&f| (f as f32).to_bits() as u64));
+                    v.extend([0x7f80_0001, 0xffc0_1234, 0x0000_0001, 0x8000_0001]);
+                }
+                DType::Float64 => {
+                    v.extend(fs.iter().map(|&f| f.to_bits()));
+                    v.extend([
+                        0x7ff0_0000_0000_0001,
+                        0xfff8_0000_dead_beef,
+                        1,
+                        0x3ff0_0000_1000_0001,
+                    ]);
+                }
+                _ => {}
+            }
+            v.extend((0..5000).map(|_| rng.next_u64() & mask));
+            v
+        };
+        let check = |rng: &mut crate::synth::Rng| {
+            for &from in &dtypes {
+                let bits: Vec<[u64; 2]> = wide(from, rng).into_iter().map(|b| [b, 0]).collect();
+                let a = Array::from_bits(from, vec![bits.len()], &bits).unwrap();
+                for &to in &dtypes {
+                    let fast = astype(&a, to);
+                    let general = astype_general(&a, to);
+                    if fast != general {
+                        let (f, g) = (fast.bits(), general.bits());
+                        let k = (0..f.len()).find(|&k| f[k] != g[k]).unwrap();
+                        panic!(
+                            "{} {:#x} -> {}: fast {:#x}, codec {:#x}",
+                            from.name(),
+                            bits[k][0],
+                            to.name(),
+                            f[k][0],
+                            g[k][0]
+                        );
+                    }
+                }
+            }
+        };
+        check(&mut rng);
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::avx512::set_enabled(false);
+            check(&mut rng);
+            crate::avx512::set_enabled(true);
+        }
     }
 
     #[test]

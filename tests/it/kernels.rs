@@ -138,3 +138,16 @@ fn f16_widening_equals_the_codec_everywhere() {
         );
     }
 }
+
+/// float32 ↔ float64 and a wide format to itself have kernels of their own, not the
+/// per-element codec (their values are held to the codec by
+/// `ops::tests::astype_fast_paths_equal_the_general_path`).
+#[test]
+fn wide_float_casts_have_kernels() {
+    let k = |s: &str, d: &str| Caster::new(&f(s), &f(d)).kernel();
+    assert_eq!(k("float32", "float64"), "f32-f64");
+    assert_eq!(k("float64", "float32"), "f64-f32");
+    assert_eq!(k("float32", "float32"), "same");
+    assert_eq!(k("float64", "float64"), "same");
+    assert_eq!(k("float64", "bfloat16"), "codec");
+}
