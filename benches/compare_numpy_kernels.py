@@ -12,7 +12,7 @@ three sides one after another in each round, and every side keeps its best time:
 load from elsewhere costs each side the same number of chances.
 Skips (exit 0) when numpy or ml_dtypes is missing.
 
-Usage: python3 benches/compare_numpy_kernels.py [--threads T] [-n N] [--rounds R]
+Usage: python3 benches/compare_numpy_kernels.py [--threads T] [-n N] [--rounds R] [--casts]
 (from the crate root)
 """
 import argparse
@@ -41,6 +41,12 @@ PAIRS = [
     ("add", "bfloat16", "float16"), ("add", "bfloat16", "bfloat16"),
     ("add", "float8_e4m3fn", "float8_e4m3fn"), ("astype", "float8_e4m3fn", "float32"),
     ("add", "float16", "float16"), ("add", "complex64", "float32"),
+]
+# Casts beyond issue 5's list (--casts): integer ↔ float and float32 ↔ float64.
+CASTS = [
+    ("astype", "uint8", "float32"), ("astype", "int32", "float64"),
+    ("astype", "float32", "int32"), ("astype", "float64", "int64"),
+    ("astype", "float32", "float64"), ("astype", "float64", "float32"),
 ]
 
 
@@ -79,6 +85,7 @@ def main():
     ap.add_argument("-n", type=int, default=10_000_000)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--casts", action="store_true", help="also time CASTS")
     args = ap.parse_args()
     n = args.n
     subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
@@ -90,7 +97,7 @@ def main():
     print(f"{'pair':34} {'out':14} {'NumPy':>9} {'JAX':>9} {'typejoin':>9} "
           f"{'vs NumPy':>8} {'bound':>8} {'of bound':>8}")
     rows = []
-    for op, lhs, rhs in PAIRS:
+    for op, lhs, rhs in PAIRS + (CASTS if args.casts else []):
         cmd = ["target/release/typejoin", "bench", "--op", op, "--lhs", lhs, "-n", str(n),
                "--threads", str(args.threads), "--runs", str(args.runs)]
         cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]

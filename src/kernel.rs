@@ -234,9 +234,9 @@ fn map32<S: Unit, D: Unit>(
     map_lanes(store, input, out, f)
 }
 
-/// Applies a branch-free kernel on lanes of `L` elementwise. On x86-64 with AVX2 (detected at
-/// run time) the same loop is compiled for AVX2, whose per-lane variable shifts and wider
-/// vectors the baseline SSE2 build lacks.
+/// Applies a branch-free kernel on lanes of `L` elementwise, compiled for the widest vector
+/// instructions the CPU has (`stream::Isa`: AVX-512 and AVX2 have the per-lane variable shifts
+/// and wider vectors the baseline SSE2 build lacks).
 #[inline(always)]
 fn map_lanes<S: Unit, D: Unit, L: Unit>(
     store: Store,
@@ -244,34 +244,9 @@ fn map_lanes<S: Unit, D: Unit, L: Unit>(
     out: &mut [D],
     f: impl Fn(L) -> L + Copy,
 ) {
-    #[inline(always)]
-    fn scalar<S: Unit, D: Unit, L: Unit>(
-        store: Store,
-        input: &[S],
-        out: &mut [D],
-        f: impl Fn(L) -> L,
-    ) {
-        map1(store, input, out, |i| {
-            D::from_bits(f(L::from_bits(i.bits())).bits())
-        });
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2")]
-        fn avx2<S: Unit, D: Unit, L: Unit>(
-            store: Store,
-            input: &[S],
-            out: &mut [D],
-            f: impl Fn(L) -> L,
-        ) {
-            scalar(store, input, out, f)
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2(store, input, out, f) };
-        }
-    }
-    scalar(store, input, out, f)
+    crate::stream::Isa::detect().map2(store, input, input, out, |i, _| {
+        D::from_bits(f(L::from_bits(i.bits())).bits())
+    })
 }
 
 /// float32 → float64 bits: exact; a NaN keeps its sign and payload, shifted into place, and

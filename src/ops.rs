@@ -22,7 +22,7 @@ use crate::array::{Array, DType, Data};
 use crate::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::kernel::Caster;
 use crate::promote::{Generated, Operand, ScalarKind};
-use crate::stream::{self, Store};
+use crate::stream::{self, Isa, Store};
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
 pub const CHUNK: usize = 4096;
@@ -1201,75 +1201,6 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     })
 }
 
-/// The widest vector instructions the elementwise loops use, chosen once per call on the
-/// calling thread (tests switch AVX-512 off per thread, `avx512::set_enabled`): the same loop
-/// is compiled for AVX-512 (F, BW, VL: twice AVX2's lanes, mask registers for the selects),
-/// for AVX2 (as `kernel::map32`), and for the baseline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Isa {
-    Baseline,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-impl Isa {
-    fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if crate::avx512::enabled()
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-            {
-                return Isa::Avx512;
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Isa::Avx2;
-            }
-        }
-        Isa::Baseline
-    }
-
-    /// `stream::map2` compiled for this instruction set.
-    #[inline(always)]
-    fn map2<A: Copy, B: Copy, O: Copy + Default>(
-        self,
-        store: Store,
-        a: &[A],
-        b: &[B],
-        o: &mut [O],
-        f: impl Fn(A, B) -> O,
-    ) {
-        macro_rules! compiled_for {
-            ($name:ident, $features:literal) => {
-                #[cfg(target_arch = "x86_64")]
-                #[target_feature(enable = $features)]
-                fn $name<A: Copy, B: Copy, O: Copy + Default>(
-                    store: Store,
-                    a: &[A],
-                    b: &[B],
-                    o: &mut [O],
-                    f: impl Fn(A, B) -> O,
-                ) {
-                    stream::map2(store, a, b, o, f)
-                }
-            };
-        }
-        compiled_for!(avx2, "avx2");
-        compiled_for!(avx512, "avx512f,avx512bw,avx512vl,avx2");
-        match self {
-            // SAFETY: `detect` found AVX-512 F, BW and VL (BW and VL imply F), and so AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { avx512(store, a, b, o, f) },
-            // SAFETY: `detect` found AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { avx2(store, a, b, o, f) },
-            Isa::Baseline => stream::map2(store, a, b, o, f),
-        }
-    }
-}
-
 /// A fused pass for bfloat16 arithmetic on bfloat16 operands: widening by a shift, float32
 /// arithmetic, one rounding by the branch-free kernel, NaN made canonical. (float16 and the
 /// 8-bit formats are faster chunked: table loads, then the AVX2 narrowing kernel.)
@@ -2337,6 +2268,24 @@ fn as_conversions(a: &Array, out: &mut Array) {
             unsafe { c.to_int_unchecked::<i32>() }
         }};
     }
+    // The same for the 64-bit integer `$t`, whose largest value float64 cannot hold: from
+    // `2^64` or `2^63` (`$top`) up the result is `$t::MAX`, below it truncation is exact.
+    macro_rules! saturate64 {
+        ($x:expr, $t:ty, $top:expr) => {{
+            let x = $x;
+            let c = if x.is_nan() { 0.0 } else { x };
+            let c = if c < <$t>::MIN as f64 {
+                <$t>::MIN as f64
+            } else {
+                c
+            };
+            let big = c >= $top;
+            let c = if big { 0.0 } else { c };
+            // SAFETY: `c` is finite and within [MIN, top), inside `$t`'s range.
+            let r = unsafe { c.to_int_unchecked::<$t>() };
+            if big { <$t>::MAX } else { r }
+        }};
+    }
     macro_rules! conv_out {
         ($i:ident, [$($vo:ident),*], |$x:ident| $conv:expr) => {
             match &mut out.data {
@@ -2388,12 +2337,24 @@ fn as_conversions(a: &Array, out: &mut Array) {
         (DType::Float64, _) if fits_i32 => conv!([U64] -> [U8, U16, U32], |x| {
             saturate!(f64::from_bits(x), lo64, hi64) as u32 & mask32
         }),
-        (DType::Float32, _) if w == 32 => conv!([U32] -> [U32], |x| f32::from_bits(x) as u32),
-        (DType::Float64, _) if w == 32 => conv!([U64] -> [U32], |x| f64::from_bits(x) as u32),
-        (DType::Float32, _) if signed_to => conv!([U32] -> [U64], |x| f32::from_bits(x) as i64),
-        (DType::Float32, _) => conv!([U32] -> [U64], |x| f32::from_bits(x) as u64),
-        (DType::Float64, _) if signed_to => conv!([U64] -> [U64], |x| f64::from_bits(x) as i64),
-        (DType::Float64, _) => conv!([U64] -> [U64], |x| f64::from_bits(x) as u64),
+        (DType::Float32, _) if w == 32 => conv!([U32] -> [U32], |x| {
+            saturate64!(f32::from_bits(x) as f64, i64, 2f64.powi(63)).clamp(0, hi)
+        }),
+        (DType::Float64, _) if w == 32 => conv!([U64] -> [U32], |x| {
+            saturate64!(f64::from_bits(x), i64, 2f64.powi(63)).clamp(0, hi)
+        }),
+        (DType::Float32, _) if signed_to => {
+            conv!([U32] -> [U64], |x| saturate64!(f32::from_bits(x) as f64, i64, 2f64.powi(63)))
+        }
+        (DType::Float32, _) => {
+            conv!([U32] -> [U64], |x| saturate64!(f32::from_bits(x) as f64, u64, 2f64.powi(64)))
+        }
+        (DType::Float64, _) if signed_to => {
+            conv!([U64] -> [U64], |x| saturate64!(f64::from_bits(x), i64, 2f64.powi(63)))
+        }
+        (DType::Float64, _) => {
+            conv!([U64] -> [U64], |x| saturate64!(f64::from_bits(x), u64, 2f64.powi(64)))
+        }
         _ => unreachable!("astype_ints chose these pairs"),
     }
 }

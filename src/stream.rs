@@ -127,6 +127,77 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
     unsafe { _mm_sfence() };
 }
 
+/// The widest vector instructions the elementwise loops use, chosen once per call on the
+/// calling thread (tests switch AVX-512 off per thread, `avx512::set_enabled`): the same loop
+/// is compiled for AVX-512 (F, BW, VL, DQ: twice AVX2's lanes, mask registers for the selects,
+/// 64-bit integer ↔ float conversions),
+/// for AVX2, and for the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Isa {
+    Baseline,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    pub(crate) fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::avx512::enabled()
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    }
+
+    /// [`map2`] compiled for this instruction set.
+    #[inline(always)]
+    pub(crate) fn map2<A: Copy, B: Copy, O: Copy + Default>(
+        self,
+        store: Store,
+        a: &[A],
+        b: &[B],
+        o: &mut [O],
+        f: impl Fn(A, B) -> O,
+    ) {
+        macro_rules! compiled_for {
+            ($name:ident, $features:literal) => {
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = $features)]
+                fn $name<A: Copy, B: Copy, O: Copy + Default>(
+                    store: Store,
+                    a: &[A],
+                    b: &[B],
+                    o: &mut [O],
+                    f: impl Fn(A, B) -> O,
+                ) {
+                    map2(store, a, b, o, f)
+                }
+            };
+        }
+        compiled_for!(avx2, "avx2");
+        compiled_for!(avx512, "avx512f,avx512bw,avx512vl,avx512dq,avx2");
+        match self {
+            // SAFETY: `detect` found AVX-512 F, BW, VL and DQ (they imply F), and so AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { avx512(store, a, b, o, f) },
+            // SAFETY: `detect` found AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { avx2(store, a, b, o, f) },
+            Isa::Baseline => map2(store, a, b, o, f),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
