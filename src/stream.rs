@@ -11,7 +11,8 @@
 //! The loops here compute a block of whole lines (at least 16 elements) into a local array,
 //! which the compiler keeps in registers, and store it with aligned 16-byte non-temporal stores
 //! (SSE2, so every x86-64 has them); the unaligned head and the tail use ordinary stores. On
-//! other architectures they are plain loops.
+//! other architectures they are plain loops. [`Isa`] runs them compiled for the widest vector
+//! instructions the CPU has.
 
 /// Outputs of at least this many bytes are written with non-temporal stores: four times the
 /// L2 cache of this project's machine, so the output would not have stayed in cache anyway.
