@@ -46,7 +46,34 @@ enum How {
     /// NumPy's rule in integer arithmetic (`f32_to_f64`, `f64_to_f32`).
     F32ToF64,
     F64ToF32,
+    /// float64 → the same formats as `F32ToSmall` but float16 (whose NaN keeps its payload).
+    F64ToSmall(Narrow64),
     Codec,
+}
+
+/// `Narrow::run`'s steps on float bits `$x` of unsigned type `$u` and float type `$f`, with the
+/// constants of `$n` (a `Narrow` or a `Narrow64`).
+macro_rules! narrow_run {
+    ($n:expr, $x:expr, $u:ty, $f:ty) => {{
+        let (n, x) = ($n, $x);
+        let neg = x >> (<$u>::BITS - 1);
+        let negm = neg.wrapping_neg(); // all ones when negative
+        let pick = |pair: [$u; 2]| pair[0] ^ ((pair[0] ^ pair[1]) & negm);
+        let select = |cond: bool, a: $u, b: $u| {
+            let m = (cond as $u).wrapping_neg();
+            (a & m) | (b & !m)
+        };
+        let abs = x & (<$u>::MAX >> 1);
+        let v = abs.wrapping_add(n.rebias);
+        let lsb = (v >> n.drop) & 1;
+        let normal = v.wrapping_add((1 << (n.drop - 1)) - 1 + lsb) >> n.drop;
+        let sub = (<$f>::from_bits(abs) + n.magic).to_bits() - n.magic.to_bits();
+        let code = select(abs < n.min_normal, sub, normal);
+        let mut r = (neg << n.sign_shift) | code;
+        r = select(code == 0, pick(n.zero), r);
+        r = select(code > n.max_code, pick(n.over), r);
+        select(abs > <$f>::INFINITY.to_bits(), pick(n.nan), r)
+    }};
 }
 
 /// Constants of a float32 → small-format narrowing, all taken from the codec.
@@ -107,23 +134,47 @@ impl Narrow {
 
     #[inline(always)]
     pub(crate) fn run(&self, x: u32) -> u32 {
-        let neg = x >> 31;
-        let negm = neg.wrapping_neg(); // all ones when negative
-        let pick = |pair: [u32; 2]| pair[0] ^ ((pair[0] ^ pair[1]) & negm);
-        let select = |cond: bool, a: u32, b: u32| {
-            let m = (cond as u32).wrapping_neg();
-            (a & m) | (b & !m)
-        };
-        let abs = x & 0x7fff_ffff;
-        let v = abs.wrapping_add(self.rebias);
-        let lsb = (v >> self.drop) & 1;
-        let normal = v.wrapping_add((1 << (self.drop - 1)) - 1 + lsb) >> self.drop;
-        let sub = (f32::from_bits(abs) + self.magic).to_bits() - self.magic.to_bits();
-        let code = select(abs < self.min_normal, sub, normal);
-        let mut r = (neg << self.sign_shift) | code;
-        r = select(code == 0, pick(self.zero), r);
-        r = select(code > self.max_code, pick(self.over), r);
-        select(abs > 0x7f80_0000, pick(self.nan), r)
+        narrow_run!(self, x, u32, f32)
+    }
+}
+
+/// [`Narrow`] from float64: the same steps on 64-bit lanes (`52 - mantissa_bits` dropped, the
+/// float64 adder rounding subnormal results), so a float64 narrows with one correct rounding,
+/// not ml_dtypes' two (through float32).
+#[derive(Clone, Debug)]
+pub(crate) struct Narrow64 {
+    drop: u32,
+    rebias: u64,
+    min_normal: u64,
+    magic: f64,
+    sign_shift: u32,
+    max_code: u64,
+    zero: [u64; 2],
+    nan: [u64; 2],
+    over: [u64; 2],
+}
+
+impl Narrow64 {
+    pub(crate) fn new(d: &FloatFormat) -> Narrow64 {
+        let n = Narrow::new(d);
+        let (m, emin) = (d.mantissa_bits as i32, 1 - d.bias);
+        let wide = |p: [u32; 2]| p.map(u64::from);
+        Narrow64 {
+            drop: 52 - d.mantissa_bits,
+            rebias: ((d.bias - 1023) as u64) << 52,
+            min_normal: ((emin + 1023) as u64) << 52,
+            magic: f64::from_bits(((emin - m + 52 + 1023) as u64) << 52),
+            sign_shift: n.sign_shift,
+            max_code: n.max_code as u64,
+            zero: wide(n.zero),
+            nan: wide(n.nan),
+            over: wide(n.over),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn run(&self, x: u64) -> u64 {
+        narrow_run!(self, x, u64, f64)
     }
 }
 
@@ -157,6 +208,13 @@ impl Caster {
             How::F32ToF64
         } else if src.name == "float64" && dst.name == "float32" {
             How::F64ToF32
+        } else if src.name == "float64"
+            && dst.width() <= 16
+            && dst.signed
+            && dst.subnormals
+            && dst.name != "float16"
+        {
+            How::F64ToSmall(Narrow64::new(dst))
         } else {
             How::Codec
         };
@@ -177,7 +235,7 @@ impl Caster {
     }
 
     /// Which kernel runs: `table`, `bf16-f32`, `f32-bf16`, `f32-f16`, `f32-small`, `same`,
-    /// `f32-f64`, `f64-f32` or `codec`.
+    /// `f32-f64`, `f64-f32`, `f64-small` or `codec`.
     pub fn kernel(&self) -> &'static str {
         match self.how {
             How::Table(_) => "table",
@@ -188,6 +246,7 @@ impl Caster {
             How::Same => "same",
             How::F32ToF64 => "f32-f64",
             How::F64ToF32 => "f64-f32",
+            How::F64ToSmall(_) => "f64-small",
             How::Codec => "codec",
         }
     }
@@ -214,6 +273,7 @@ impl Caster {
             How::Same => map1(store, input, out, |i| D::from_bits(i.bits())),
             How::F32ToF64 => map_lanes(store, input, out, |x: u64| f32_to_f64(x as u32)),
             How::F64ToF32 => map_lanes(store, input, out, |x: u64| f64_to_f32(x) as u64),
+            How::F64ToSmall(n) => map_lanes(store, input, out, |x: u64| n.run(x)),
             How::Codec => {
                 for (o, &i) in out.iter_mut().zip(input) {
                     *o = D::from_bits(cast_bits(&self.src, &self.dst, i.bits()));

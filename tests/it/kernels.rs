@@ -149,5 +149,63 @@ fn wide_float_casts_have_kernels() {
     assert_eq!(k("float64", "float32"), "f64-f32");
     assert_eq!(k("float32", "float32"), "same");
     assert_eq!(k("float64", "float64"), "same");
-    assert_eq!(k("float64", "bfloat16"), "codec");
+    assert_eq!(k("float64", "bfloat16"), "f64-small");
+    assert_eq!(k("float64", "float16"), "codec");
+}
+
+/// float64 → every signed small format with subnormals but float16 (whose NaN keeps its
+/// payload, through the codec) narrows by `Narrow64`, correctly rounded: equal to the codec on
+/// every float32 sample widened, its float64 neighbours (where rounding through float32 first,
+/// as ml_dtypes does, goes wrong), specials and random patterns.
+#[test]
+fn f64_kernels_equal_the_codec() {
+    let mut input: Vec<u64> = Vec::new();
+    for x in f32_patterns().into_iter().step_by(3) {
+        let w = (f32::from_bits(x) as f64).to_bits();
+        input.extend([w, w.wrapping_add(1), w.wrapping_sub(1)]);
+    }
+    input.extend([
+        0x7ff0_0000_0000_0001,
+        0xfff8_0000_0000_0000,
+        1,
+        0x8000_0000_0000_0001,
+    ]);
+    let mut rng = Rng::new(9);
+    input.extend((0..1_000_000).map(|_| rng.next_u64()));
+    let src = f("float64");
+    for dst in SMALL_FLOATS {
+        let d = f(dst);
+        let caster = Caster::new(&src, &d);
+        let fast = if *dst == "float16" || *dst == "float8_e8m0fnu" {
+            "codec"
+        } else {
+            "f64-small"
+        };
+        assert_eq!(caster.kernel(), fast, "{dst}");
+        if fast == "codec" {
+            continue;
+        }
+        let mut out = vec![0u16; input.len()];
+        caster.run(&input, &mut out);
+        for (&x, &y) in input.iter().zip(&out) {
+            let want = cast_bits(&src, &d, x);
+            assert_eq!(y as u64, want, "float64 {x:#018x} -> {dst}");
+        }
+    }
+}
+
+/// ANCHORS.md §6: ml_dtypes converts float64 to bfloat16 through float32, rounding twice.
+/// 1 + 2^-8 + 2^-30 is just above the bfloat16 midpoint between 1 and 1 + 2^-7, so it rounds
+/// up; rounded to float32 first it lands on the midpoint, which ties to even, down to 1.0
+/// (0x3f80), ml_dtypes' answer. typejoin gives the correctly rounded 0x3f81.
+#[test]
+fn float64_to_bfloat16_rounds_once() {
+    let x = 1.0f64 + 2f64.powi(-8) + 2f64.powi(-30);
+    let caster = Caster::new(&f("float64"), &f("bfloat16"));
+    let mut out = [0u16; 1];
+    caster.run(&[x.to_bits()], &mut out);
+    assert_eq!(out[0], 0x3f81);
+    let twice = Caster::new(&f("float32"), &f("bfloat16"));
+    twice.run(&[(x as f32).to_bits()], &mut out);
+    assert_eq!(out[0], 0x3f80);
 }
