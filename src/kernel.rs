@@ -46,7 +46,7 @@ enum How {
     /// NumPy's rule in integer arithmetic (`f32_to_f64`, `f64_to_f32`).
     F32ToF64,
     F64ToF32,
-    /// float64 → the same formats as `F32ToSmall` but float16 (whose NaN keeps its payload).
+    /// float64 → the same formats as `F32ToSmall` (float16 with NumPy's NaN payload rule).
     F64ToSmall(Narrow64),
     Codec,
 }
@@ -152,6 +152,9 @@ pub(crate) struct Narrow64 {
     zero: [u64; 2],
     nan: [u64; 2],
     over: [u64; 2],
+    /// float16: a NaN keeps its sign and top payload bits, and a payload that would vanish
+    /// becomes 1 (NumPy's `npy_doublebits_to_halfbits`, the codec's rule), not `nan`.
+    payload: bool,
 }
 
 impl Narrow64 {
@@ -169,12 +172,21 @@ impl Narrow64 {
             zero: wide(n.zero),
             nan: wide(n.nan),
             over: wide(n.over),
+            payload: d.name == "float16",
         }
     }
 
     #[inline(always)]
     pub(crate) fn run(&self, x: u64) -> u64 {
-        narrow_run!(self, x, u64, f64)
+        let r = narrow_run!(self, x, u64, f64);
+        if !self.payload {
+            return r;
+        }
+        let abs = x & (u64::MAX >> 1);
+        let m = (abs >> 42) & 0x3ff;
+        let nan = (x >> 63) << 15 | 0x7c00 | m | (m == 0) as u64;
+        let is_nan = ((abs > f64::INFINITY.to_bits()) as u64).wrapping_neg();
+        (nan & is_nan) | (r & !is_nan)
     }
 }
 
@@ -208,12 +220,7 @@ impl Caster {
             How::F32ToF64
         } else if src.name == "float64" && dst.name == "float32" {
             How::F64ToF32
-        } else if src.name == "float64"
-            && dst.width() <= 16
-            && dst.signed
-            && dst.subnormals
-            && dst.name != "float16"
-        {
+        } else if src.name == "float64" && dst.width() <= 16 && dst.signed && dst.subnormals {
             How::F64ToSmall(Narrow64::new(dst))
         } else {
             How::Codec
