@@ -200,6 +200,8 @@ pub struct Caster {
 
 impl Caster {
     pub fn new(src: &FloatFormat, dst: &FloatFormat) -> Caster {
+        // The formats `Narrow` and `Narrow64` round into.
+        let narrowable = dst.width() <= 16 && dst.signed && dst.subnormals;
         let how = if src.name == "bfloat16" && dst.name == "float32" {
             How::Bf16ToF32
         } else if src.width() <= 16 {
@@ -212,7 +214,7 @@ impl Caster {
             How::F32ToBf16
         } else if src.name == "float32" && dst.name == "float16" {
             How::F32ToF16
-        } else if src.name == "float32" && dst.width() <= 16 && dst.signed && dst.subnormals {
+        } else if src.name == "float32" && narrowable {
             How::F32ToSmall(Narrow::new(dst))
         } else if src == dst {
             How::Same
@@ -220,7 +222,7 @@ impl Caster {
             How::F32ToF64
         } else if src.name == "float64" && dst.name == "float32" {
             How::F64ToF32
-        } else if src.name == "float64" && dst.width() <= 16 && dst.signed && dst.subnormals {
+        } else if src.name == "float64" && narrowable {
             How::F64ToSmall(Narrow64::new(dst))
         } else {
             How::Codec

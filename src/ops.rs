@@ -1201,9 +1201,10 @@ fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
     })
 }
 
-/// A fused pass for bfloat16 arithmetic on bfloat16 operands: widening by a shift, float32
-/// arithmetic, one rounding by the branch-free kernel, NaN made canonical. (float16 and the
-/// 8-bit formats are faster chunked: table loads, then the AVX2 narrowing kernel.)
+/// A fused pass for bfloat16 or float16 arithmetic on operands of that format: widening
+/// (bfloat16 by a shift), float32 arithmetic, one rounding by the branch-free kernel, NaN made
+/// canonical; float16 + − × ÷ with F16C where the CPU has it. (The 8-bit formats take
+/// `fused_pairs`.)
 fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
     let DType::Small(_) = c else { return false };
     if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c {
@@ -2140,8 +2141,8 @@ extend!(u8 => i8, u16 => i16, u32 => i32, u64 => i64);
 /// - from any other source of at most 16 bits (bool, int4, float16, float8, …): a table of
 ///   every source pattern, built by `convert_bits` once per pair of dtypes.
 ///
-/// Returns `false` (doing nothing) for the pairs left to `astype`'s per-element codec: float to
-/// float (the caster's), and 32- or 64-bit sources to the small float formats.
+/// Returns `false` (doing nothing) for float to float (the caster's) and for 32- or 64-bit
+/// integers to the small float formats (`astype_general`'s per-element codec).
 fn astype_ints(a: &Array, out: &mut Array) -> bool {
     let (from, to) = (a.dtype, out.dtype);
     if from.is_complex() || to.is_complex() || (from.is_float() && to.is_float()) {
@@ -2375,7 +2376,7 @@ pub fn astype(a: &Array, to: DType) -> Array {
 
 /// `astype` element by element through `convert_bits` (the codec): what the fast paths of
 /// `astype_into` are held to, and the path of the pairs they leave (complex dtypes, 32- and
-/// 64-bit sources to the small float formats).
+/// 64-bit integers to the small float formats).
 fn astype_general(a: &Array, to: DType) -> Array {
     let n = a.len();
     let bits: Vec<[u64; 2]> = (0..n)

@@ -128,11 +128,12 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
     unsafe { _mm_sfence() };
 }
 
-/// The widest vector instructions the elementwise loops use, chosen once per call on the
-/// calling thread (tests switch AVX-512 off per thread, `avx512::set_enabled`): the same loop
-/// is compiled for AVX-512 (F, BW, VL, DQ: twice AVX2's lanes, mask registers for the selects,
-/// 64-bit integer ↔ float conversions),
-/// for AVX2, and for the baseline.
+/// The widest vector instructions the elementwise loops use: the same loop is compiled for
+/// AVX-512 (F, BW, VL, DQ: twice AVX2's lanes, mask registers for the selects, 64-bit integer
+/// ↔ float conversions), for AVX2, and for the baseline. `detect` reads the test switch of the
+/// thread it runs on (`avx512::set_enabled`), so the ops call it before splitting work; the
+/// cast kernels (`kernel::map_lanes`) call it per chunk, so the switch reaches them only for
+/// arrays too small to split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
     Baseline,
