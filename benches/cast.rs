@@ -3,8 +3,8 @@
 //! ml_dtypes `astype` and prints the ratios; figures in docs/performance.md.
 
 use divan::{Bencher, black_box};
-use typejoin::format::float_format;
-use typejoin::kernel::{Caster, Unit};
+use typejoin::kernels::cast::{Caster, Unit};
+use typejoin::numeric::format::float_format;
 use typejoin::synth::Rng;
 
 fn main() {

@@ -4,7 +4,7 @@
 
 use divan::{Bencher, black_box};
 use typejoin::Input;
-use typejoin::suggest::{Options, suggest};
+use typejoin::design::suggest::{Options, suggest};
 
 fn main() {
     divan::main();

@@ -2,7 +2,7 @@
 //! lattice, committed under `src/generated/`) and the lookups on it. Kernels never compute a
 //! join; they read this table.
 
-use crate::array::DType;
+use crate::numeric::dtype::DType;
 
 /// "No join" in a generated table.
 pub const UNDEFINED: u8 = u8::MAX;
@@ -118,13 +118,5 @@ impl Generated {
         } else {
             Ok(d)
         }
-    }
-
-    /// The generated policy of a name (`jax`, `jax-x32`, `array-api`, …).
-    pub fn named(name: &str) -> Option<&'static Generated> {
-        crate::generated::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name == name)
     }
 }

@@ -10,13 +10,11 @@
 
 #[cfg(feature = "z3")]
 pub mod solve;
-pub mod value;
-
-use sha2::Digest;
 
 use crate::Input;
 use crate::laws::{Check, Ctx, InputKind, describe};
-use crate::table::Table;
+use crate::policy::provenance::Provenance;
+use crate::policy::table::Table;
 
 /// One proof obligation: an SMT-LIB script for one check of one input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,16 +27,6 @@ pub struct Obligation {
     /// `true` when the exhaustive checker says the law holds (the script is `unsat`).
     pub expect_unsat: bool,
     pub text: String,
-}
-
-/// Where an obligation comes from, for its header.
-pub struct Provenance<'a> {
-    /// The input's path as shown to users (relative to the repository root).
-    pub path: &'a str,
-    /// The input's exact text, hashed into the header.
-    pub text: &'a str,
-    /// The command that regenerates the file.
-    pub command: &'a str,
 }
 
 impl Check {
@@ -174,8 +162,8 @@ pub fn obligations(input: &Input, prov: &Provenance) -> Vec<Obligation> {
     let t = input.table();
     let ctx = ctx_of(input);
     let prefix = table_prefix(t);
-    let blob = git_blob_id(prov.text);
-    let sha = sha256_hex(prov.text);
+    let blob = prov.blob();
+    let sha = prov.sha256();
     checks(input)
         .into_iter()
         .map(|check| {
@@ -345,34 +333,17 @@ pub fn expected(text: &str) -> Option<bool> {
 }
 
 /// Git's object id of a file with this content (`git hash-object`).
-pub fn git_blob_id(text: &str) -> String {
-    let mut h = sha1_smol::Sha1::new();
-    h.update(format!("blob {}\0", text.len()).as_bytes());
-    h.update(text.as_bytes());
-    h.digest().to_string()
-}
-
-pub fn sha256_hex(text: &str) -> String {
-    let d = sha2::Sha256::digest(text.as_bytes());
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn widths_and_hashes() {
+    fn widths() {
         assert_eq!(width(3), 4);
         assert_eq!(width(15), 4);
         assert_eq!(width(16), 8);
         assert_eq!(width(35), 8);
         assert_eq!(width(300), 12);
         assert_eq!(hex(35, 8), "#x23");
-        // `printf 'hello\n' | git hash-object --stdin`
-        assert_eq!(
-            git_blob_id("hello\n"),
-            "ce013625030ba8dba906f756967f9e9ca394464a"
-        );
     }
 }

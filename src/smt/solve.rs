@@ -424,7 +424,6 @@ pub fn report(input: &Input, verdicts: &[(Check, Verdict)], witness_limit: usize
         undefined_pairs: undefined,
         laws,
         engines: vec!["z3"],
-        lints: Vec::new(),
     }
 }
 

@@ -5,7 +5,8 @@
 use std::process::Command;
 
 use typejoin::Input;
-use typejoin::codegen::{Provenance, index, module, module_name};
+use typejoin::output::codegen::{index, module, module_name};
+use typejoin::policy::provenance::Provenance;
 
 use crate::{files, load, root};
 
@@ -69,7 +70,7 @@ fn generated_tables_equal_the_lattices() {
         let Input::Policy { policy, joins, .. } = load(&path) else {
             panic!()
         };
-        let g = typejoin::promote::Generated::named(&policy.name).unwrap();
+        let g = typejoin::kernels::policy(&policy.name).unwrap();
         assert_eq!(
             g.dtypes,
             policy.dtypes.iter().map(String::as_str).collect::<Vec<_>>()

@@ -5,8 +5,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use typejoin::conformance::run_line;
-use typejoin::promote::Generated;
+use typejoin::kernels::conformance::run_line;
 
 use crate::root;
 
@@ -20,7 +19,7 @@ fn lines(rel: &str) -> Vec<String> {
 
 #[test]
 fn every_oracle_case_is_bit_exact() {
-    let jax = Generated::named("jax").unwrap();
+    let jax = typejoin::kernels::policy("jax").unwrap();
     let cases = lines("tests/data/kernels/cases.jsonl");
     let expected = lines("tests/data/kernels/expected_jax_policy.jsonl");
     assert_eq!((cases.len(), expected.len()), (390, 390));
@@ -110,7 +109,7 @@ fn a_bad_line_fails_alone_and_stdin_works() {
 /// input errors, not panics or aborts.
 #[test]
 fn impossible_shapes_are_input_errors() {
-    let jax = Generated::named("jax").unwrap();
+    let jax = typejoin::kernels::policy("jax").unwrap();
     let zeros = vec!["0"; 100_000].join(",");
     let cases = [
         (
@@ -140,7 +139,7 @@ fn impossible_shapes_are_input_errors() {
 /// multiply-adds), astype across kinds, and sums along each axis.
 #[test]
 fn every_extra_case_matches_numpy() {
-    let jax = Generated::named("jax").unwrap();
+    let jax = typejoin::kernels::policy("jax").unwrap();
     let cases = lines("tests/data/kernels/extra_cases.jsonl");
     let expected = lines("tests/data/kernels/extra_expected.jsonl");
     assert_eq!(cases.len(), expected.len());

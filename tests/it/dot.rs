@@ -20,7 +20,7 @@ fn dot_of(path: &str, highlight: Option<(&str, &str)>) -> String {
         let i = |n: &str| policy.dtypes.iter().position(|d| d == n).unwrap();
         (i(a), i(b))
     });
-    typejoin::dot::to_dot(&typejoin::dot::diagram(
+    typejoin::output::dot::to_dot(&typejoin::output::dot::diagram(
         &policy,
         &lattice,
         pair,
@@ -42,7 +42,8 @@ fn every_shipped_policy_renders() {
             .replace(['/', '.'], "_");
         insta::assert_snapshot!(format!("dot__{name}"), text);
         if have_dot {
-            let svg = typejoin::dot::render(&text, "svg").unwrap_or_else(|e| panic!("{path}: {e}"));
+            let svg = typejoin::output::dot::render(&text, "svg")
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
             assert!(String::from_utf8_lossy(&svg).contains("</svg>"), "{path}");
         }
     }
@@ -66,7 +67,8 @@ fn edges_are_the_hasse_reduction_and_the_highlight_follows_the_join() {
 
 #[test]
 fn the_committed_jax_diagram_is_fresh() {
-    let want = typejoin::dot::with_header(&dot_of("lattices/jax.toml", None), "lattices/jax.toml");
+    let want =
+        typejoin::output::dot::with_header(&dot_of("lattices/jax.toml", None), "lattices/jax.toml");
     let have = std::fs::read_to_string(root().join("docs/lattices/jax.dot")).unwrap_or_default();
     assert!(
         have == want,
@@ -89,7 +91,8 @@ fn generated_docs_are_fresh() {
             .collect()
     };
     let generated =
-        typejoin::pages::generate(&read("lattices", "toml"), &read("observed", "json")).unwrap();
+        typejoin::output::pages::generate(&read("lattices", "toml"), &read("observed", "json"))
+            .unwrap();
     assert_eq!(generated.len(), 5 * 2 + 2);
     for (name, want) in &generated {
         let have =
@@ -127,7 +130,9 @@ fn an_observed_table_draws_its_induced_order_and_violations() {
         panic!()
     };
     let report = load("observed/numpy_promote_types.json").check(Default::default());
-    let text = typejoin::dot::to_dot(&typejoin::dot::table_diagram(&o.name, &o.table, &report));
+    let text = typejoin::output::dot::to_dot(&typejoin::output::dot::table_diagram(
+        &o.name, &o.table, &report,
+    ));
     assert!(
         text.contains("\"uint8\"[label=\"uint8\" color=\"#dc2626\" penwidth=\"2.5\"]"),
         "{text}"
@@ -136,7 +141,7 @@ fn an_observed_table_draws_its_induced_order_and_violations() {
     assert!(text.contains("associativity: (uint8 ∨ int8) ∨ float16 = int16 ∨ float16 = float32"));
     assert!(text.contains("\"int8\" -> \"int16\""));
     if Command::new("dot").arg("-V").output().is_ok() {
-        typejoin::dot::render(&text, "svg").unwrap();
+        typejoin::output::dot::render(&text, "svg").unwrap();
     }
 }
 

@@ -1,8 +1,8 @@
 //! The fast cast kernels equal the reference codec bit for bit, and hash-equal NumPy.
 
 use sha2::{Digest, Sha256};
-use typejoin::format::{FloatFormat, SMALL_FLOATS, cast_bits, float_format};
-use typejoin::kernel::Caster;
+use typejoin::kernels::cast::Caster;
+use typejoin::numeric::format::{FloatFormat, SMALL_FLOATS, cast_bits, float_format};
 use typejoin::synth::Rng;
 
 use crate::root;
@@ -127,13 +127,13 @@ fn nan_payloads_of_widening_casts_match_ml_dtypes() {
 #[test]
 fn f16_widening_equals_the_codec_everywhere() {
     let (h, f) = (
-        typejoin::format::float_format("float16").unwrap(),
-        typejoin::format::float_format("float32").unwrap(),
+        typejoin::numeric::format::float_format("float16").unwrap(),
+        typejoin::numeric::format::float_format("float32").unwrap(),
     );
     for b in 0..=u16::MAX {
         assert_eq!(
-            typejoin::kernel::f16_to_f32(b) as u64,
-            typejoin::format::cast_bits(&h, &f, b as u64),
+            typejoin::kernels::cast::f16_to_f32(b) as u64,
+            typejoin::numeric::format::cast_bits(&h, &f, b as u64),
             "{b:#06x}"
         );
     }

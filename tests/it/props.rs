@@ -157,14 +157,14 @@ proptest! {
             unreachable!()
         };
         prop_assume!(laws::check_lattice("p", "p", &lattice, &joins, CheckOptions::default()).ok());
-        let (accepted, refused) = typejoin::suggest::cross_check(&policy, "float16", 2)
+        let (accepted, refused) = typejoin::design::suggest::cross_check(&policy, "float16", 2)
             .map_err(TestCaseError::fail)?;
         prop_assert!(accepted + refused >= 1);
     }
 
     #[test]
     fn format_of_never_panics(text in "(exponent_bits|mantissa_bits|bias|nan|infinities|x)=[-a-z0-9]{0,4}(,(exponent_bits|mantissa_bits|bias|nan|infinities)=[-a-z0-9]{0,4}){0,4}|\\PC{0,40}") {
-        if let Ok(f) = typejoin::suggest::parse_format(&text) {
+        if let Ok(f) = typejoin::design::suggest::parse_format(&text) {
             prop_assert!(f.exponent_bits >= 1 && f.exponent_bits + f.mantissa_bits < 64);
         }
     }

@@ -106,7 +106,7 @@ fn z3_decides_every_wide_conversion() {
 #[cfg(feature = "z3")]
 #[test]
 fn z3_minimises_a_witness() {
-    use typejoin::format::{Source, Value};
+    use typejoin::numeric::format::{Source, Value};
     let num = |n: &str| match Source::named(n).unwrap() {
         Source::Float(f) => safety::Numeric::Float(f),
         Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
@@ -136,7 +136,7 @@ fn z3_minimises_a_witness() {
 #[cfg(feature = "z3")]
 #[test]
 fn format_containment_agrees_with_z3() {
-    use typejoin::format::Source;
+    use typejoin::numeric::format::Source;
     let names = [
         "int32",
         "uint32",

@@ -7,8 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use typejoin::laws::{Check, Law, Status};
+use typejoin::policy::provenance::Provenance;
+use typejoin::smt;
 use typejoin::smt::solve::{self, Verdict, Z3Options};
-use typejoin::smt::{self as smt, Provenance};
 use typejoin::{CheckOptions, Input, Table};
 
 use crate::{files, load, root};

@@ -2,7 +2,8 @@
 //! report: a change to a policy or to the checker shows up as a reviewed diff.
 
 use typejoin::CheckOptions;
-use typejoin::render::{self, ReportOptions};
+use typejoin::Checked;
+use typejoin::output::render::{self, ReportOptions};
 
 use crate::{files, load};
 
@@ -18,7 +19,7 @@ fn shipped_policies_reports_and_tables() {
     assert!(paths.len() >= 8, "{paths:?}");
     for path in paths {
         let input = load(&path);
-        let report = input.check(CheckOptions::default());
+        let report = Checked::from(input.check(CheckOptions::default()));
         assert!(
             report.ok(),
             "{}",
@@ -40,7 +41,7 @@ fn shipped_policies_reports_and_tables() {
 #[test]
 fn observed_tables_reports() {
     for path in files("observed", "json") {
-        let report = load(&path).check(CheckOptions::default());
+        let report = Checked::from(load(&path).check(CheckOptions::default()));
         let verbose = ReportOptions {
             verbose: true,
             ..ReportOptions::default()

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 use typejoin::Input;
-use typejoin::suggest::{self, Options};
+use typejoin::design::suggest::{self, Options};
 
 use crate::{load, root};
 

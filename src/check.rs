@@ -1,0 +1,198 @@
+//! The check of one input, composed once for every caller (`check` in every output format,
+//! `docs`, `codegen`): the lattice laws by the chosen [`Engine`] (exhaustive, z3, or both
+//! cross-checked), then the policy's value-safety lints.
+//!
+//! "Not a lattice" is a [`Checked`] with violations; `Err` is only an internal disagreement
+//! between the engines, which must never become a verdict.
+
+use crate::laws::{CheckOptions, Law, LawResult, Report, Status};
+use crate::order::input::Input;
+use crate::policy::spec::Level;
+use crate::safety::{self, LintResult};
+
+/// Which verifier decides the laws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The exhaustive checker alone.
+    Exhaustive,
+    /// z3 alone (its witnesses confirmed on the table).
+    Z3,
+    /// Both, cross-checked witness for witness.
+    Both,
+}
+
+impl Default for Engine {
+    /// Both engines when built with z3, else the exhaustive checker.
+    fn default() -> Self {
+        if cfg!(feature = "z3") {
+            Engine::Both
+        } else {
+            Engine::Exhaustive
+        }
+    }
+}
+
+/// How to check.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub engine: Engine,
+    /// How the lints decide conversions of sources wider than 16 bits.
+    pub lints: safety::Engine,
+    /// z3's time limit per query, in milliseconds.
+    pub timeout_ms: u32,
+    /// Witnesses wanted per violated law (`usize::MAX` for all); z3 enumerates one more so
+    /// that a count that fits is known to be exact.
+    pub witnesses: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::with(Engine::default())
+    }
+}
+
+impl Options {
+    /// The options of `engine`, its lints decided by z3 when z3 checks the laws too.
+    pub fn with(engine: Engine) -> Options {
+        Options {
+            engine,
+            lints: match engine {
+                Engine::Exhaustive => safety::Engine::Search,
+                Engine::Z3 | Engine::Both => safety::Engine::Z3,
+            },
+            timeout_ms: 10_000,
+            witnesses: 3,
+        }
+    }
+}
+
+/// A checked input: its law report and, for a policy, the lints that fire.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub report: Report,
+    /// The policy's value-safety lints that are not allowed and fire (empty for tables).
+    pub lints: Vec<LintResult>,
+    /// What the user should know about how the verdict was reached (a z3 query it could not
+    /// decide, where the exhaustive verdict stands), one line each.
+    pub warnings: Vec<String>,
+}
+
+impl From<Report> for Checked {
+    /// A law report with no lints.
+    fn from(report: Report) -> Checked {
+        Checked {
+            report,
+            lints: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl Checked {
+    /// Every law holds (or is partial by declaration), no law is undecided, and no denied
+    /// lint fires.
+    pub fn ok(&self) -> bool {
+        self.report.ok() && !self.denied()
+    }
+
+    /// Whether a lint at level `deny` fires.
+    pub fn denied(&self) -> bool {
+        self.lints.iter().any(|l| l.level == Level::Deny)
+    }
+
+    /// A law is violated or a denied lint fires (exit 1).
+    pub fn failed(&self) -> bool {
+        self.report.violated().next().is_some() || self.denied()
+    }
+
+    pub fn law(&self, law: Law) -> Option<&LawResult> {
+        self.report.law(law)
+    }
+
+    pub fn violated(&self) -> impl Iterator<Item = &LawResult> {
+        self.report.violated()
+    }
+
+    /// Some law is undecided (z3 answered unknown).
+    pub fn undecided(&self) -> bool {
+        self.report.laws.iter().any(|l| l.status == Status::Unknown)
+    }
+}
+
+/// Why an input could not be checked: the engine is not built in, or the engines disagree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error("this typejoin was built without z3")]
+    NoZ3,
+    /// The engines disagree: a bug in one of them, never a verdict.
+    #[error("{0}")]
+    Disagreement(String),
+}
+
+/// Checks `input`'s laws with `opts.engine`, then its lints with `opts.lints`.
+pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
+    let (report, warnings) = laws(input, opts)?;
+    let lints = match input {
+        Input::Policy { policy, joins, .. } => safety::lint(policy, &joins.table, opts.lints),
+        Input::Observed(_) => Vec::new(),
+    };
+    Ok(Checked {
+        report,
+        lints,
+        warnings,
+    })
+}
+
+/// The law report of one input by the chosen engine(s), with the engines' warnings.
+#[cfg(feature = "z3")]
+fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckError> {
+    use crate::smt::solve::{self, Z3Options};
+    let all = opts.witnesses == usize::MAX;
+    match opts.engine {
+        Engine::Exhaustive => Ok((input.check(CheckOptions::default()), Vec::new())),
+        Engine::Z3 => {
+            let z3o = Z3Options {
+                timeout_ms: opts.timeout_ms,
+                // One more than shown, so a count that fits is known to be exact.
+                limit: if all {
+                    usize::MAX
+                } else {
+                    opts.witnesses.max(1).saturating_add(1)
+                },
+            };
+            let report = solve::report(input, &solve::verify(input, z3o), opts.witnesses);
+            Ok((report, Vec::new()))
+        }
+        Engine::Both => {
+            let mut report = input.check(CheckOptions::default());
+            let z3o = Z3Options {
+                timeout_ms: opts.timeout_ms,
+                limit: if all { usize::MAX } else { 1 },
+            };
+            let verdicts = solve::verify(input, z3o);
+            solve::cross_check(input, &report, &verdicts)
+                .map_err(|d| CheckError::Disagreement(d.to_string()))?;
+            report.engines.push("z3");
+            let warnings = verdicts
+                .iter()
+                .filter_map(|(check, v)| match v {
+                    solve::Verdict::Unknown(reason) => Some(format!(
+                        "warning: z3 could not decide `{}` for {} ({reason}); the exhaustive verdict stands. Raise --timeout to cross-check it.",
+                        check.law().key(),
+                        input.path()
+                    )),
+                    _ => None,
+                })
+                .collect();
+            Ok((report, warnings))
+        }
+    }
+}
+
+#[cfg(not(feature = "z3"))]
+fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckError> {
+    match opts.engine {
+        Engine::Exhaustive => Ok((input.check(CheckOptions::default()), Vec::new())),
+        Engine::Z3 | Engine::Both => Err(CheckError::NoZ3),
+    }
+}

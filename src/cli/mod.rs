@@ -1,0 +1,479 @@
+//! The command line: argument types, one module per command, and the file I/O they share.
+//! Each command parses its arguments, calls the library, and renders what it gets.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod bench;
+mod cast;
+mod check;
+mod codegen;
+mod diff;
+mod docs;
+mod dot;
+mod explain;
+mod prove;
+mod run;
+mod safety;
+mod suggest;
+mod table;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use typejoin::check::Engine;
+use typejoin::safety::Engine as SafetyEngine;
+
+use typejoin::Input;
+use typejoin::output::render::ReportOptions;
+use typejoin::policy::diag::{Diagnostic, LoadError};
+
+#[derive(Parser)]
+#[command(
+    name = "typejoin",
+    version,
+    about = "Dtype promotion policies as verified data"
+)]
+pub struct Cli {
+    /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    color: ColorChoice,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// Check the lattice laws of policies (.toml) and observed tables (.json); directories recurse.
+    Check {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: CheckFormat,
+        /// List every witness of every violated law, not only the first few.
+        #[arg(long)]
+        all_witnesses: bool,
+        /// Witnesses shown per violated law.
+        #[arg(long, default_value_t = 3)]
+        witnesses: usize,
+        /// Show every law's status, not only violations.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Which verifier decides: the exhaustive checker, z3, or both (cross-checked).
+        #[arg(long, value_enum, default_value_t = Engine::default())]
+        engine: Engine,
+        /// z3's time limit per query, in milliseconds; a timeout is reported as unknown.
+        #[arg(long, default_value_t = 10_000)]
+        timeout: u32,
+    },
+    /// Write SMT-LIB proof obligations of a policy or table (`--out DIR`), or re-run every
+    /// obligation under a directory with z3 and compare with its expected answer (`--check DIR`).
+    Prove {
+        #[arg(required_unless_present = "check")]
+        file: Option<PathBuf>,
+        /// Directory for the obligations, one `.smt2` file per law.
+        #[arg(long, required_unless_present = "check", conflicts_with = "check")]
+        out: Option<PathBuf>,
+        /// Re-check every `.smt2` under this directory in-process.
+        #[arg(long)]
+        check: Option<PathBuf>,
+        /// z3's time limit per obligation, in milliseconds.
+        #[arg(long, default_value_t = 60_000)]
+        timeout: u32,
+    },
+    /// Generate the Rust promotion module of each policy (refused when its laws fail), and
+    /// the directory's `mod.rs`.
+    Codegen {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output directory (the crate's is `src/generated`).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Run conformance cases (JSON lines, `-` for stdin) on the reference kernels: one answer
+    /// line per case, in order; a bad line fails alone.
+    Run {
+        cases: PathBuf,
+        /// A generated policy: jax, jax-x32, jax-strict, array-api, python.
+        #[arg(long, default_value = "jax")]
+        policy: String,
+    },
+    /// Time one kernel on random inputs, output preallocated; prints one JSON line.
+    Bench {
+        /// An elementwise op (add, multiply, …) or `astype` (with --to).
+        #[arg(long)]
+        op: String,
+        #[arg(long)]
+        lhs: String,
+        /// The second operand's dtype (binary ops).
+        #[arg(long)]
+        rhs: Option<String>,
+        /// The destination dtype of `astype`.
+        #[arg(long)]
+        to: Option<String>,
+        /// Elements.
+        #[arg(short, default_value_t = 10_000_000)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value = "jax")]
+        policy: String,
+        /// Timed runs (after one warm-up).
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+    },
+    /// The Hasse diagram of a policy, edges styled by safety class: DOT text, or SVG/PNG by
+    /// the `dot` binary (chosen by the output's extension).
+    Dot {
+        file: PathBuf,
+        /// `out.dot`, `out.svg` or `out.png` (written atomically); DOT on stdout without it.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Mark the join path of two dtypes, e.g. `int8,uint8`.
+        #[arg(long)]
+        highlight: Option<String>,
+    },
+    /// Write the generated documentation of every shipped policy: a page each (source,
+    /// diagram, join table, laws, safety), an index, and the comparison page.
+    Docs {
+        /// Output directory (the project's is docs/lattices).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// What every value of one format becomes in another (bit-exact, correctly rounded).
+    Cast {
+        /// Source dtype: any float format, or an integer / bool (names or short codes).
+        src: String,
+        /// Destination float format.
+        dst: String,
+        /// Every bit pattern of SRC (formats of at most 16 bits).
+        #[arg(long, conflicts_with = "bits")]
+        all: bool,
+        /// Raw little-endian SRC storage units, one per element (as NumPy's `tofile`).
+        #[arg(long)]
+        bits: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: CastFormat,
+        /// Write to this file (atomically) instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// What every edge and every join of a policy does to values: exact, precision-loss,
+    /// overflow, sign-loss or drops-component, with the smallest witness.
+    Safety {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: SafetyFormat,
+        /// How sources wider than 16 bits are decided: a boundary-value search, or the search
+        /// followed by z3's proof (the default when built with z3).
+        #[arg(long, value_enum, default_value_t = SafetyEngine::default())]
+        engine: SafetyEngine,
+    },
+    /// Print the join table of a policy or observed table.
+    Table {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: TableFormat,
+        /// Write to this file (atomically) instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Where two policies or observed tables disagree: join entries (A's result → B's),
+    /// counted by change and by operand kinds, and the edges of their orders. Exit 1 when
+    /// they differ, so CI can pin a policy to a library.
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: DiffFormat,
+        /// Compare a policy's weak results (`int8 ∨ f* = f*`) as the dtype they materialise as
+        /// (`float64`), as a library's table records them.
+        #[arg(long)]
+        materialise_weak: bool,
+    },
+    /// Where a new dtype can go so every law still holds: its immediate predecessors and
+    /// successors, ranked by safety, each with the joins it creates and changes. A dtype the
+    /// policy already has is placed as if removed, its own place marked.
+    Suggest {
+        file: PathBuf,
+        /// The new dtype (a catalogue name, or any name with --format-of).
+        #[arg(long)]
+        add: String,
+        /// Its float format: a catalogue float (`float8_e4m3fn`) or
+        /// `exponent_bits=E,mantissa_bits=M[,bias=B][,infinities=BOOL][,nan=ENCODING]`.
+        #[arg(long)]
+        format_of: Option<String>,
+        /// Most immediate predecessors, and successors, a placement may have (1 to 6).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6))]
+        max_degree: u8,
+        /// Placements shown (best first).
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: SuggestFormat,
+    },
+    /// Explain why `A ∨ B` is what it is; with three dtypes, both association orders.
+    Explain {
+        file: PathBuf,
+        /// Two or three dtypes (names or short codes such as i8, bf16).
+        #[arg(num_args = 2..=3, required = true)]
+        dtypes: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum CheckFormat {
+    Human,
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`), one per finding.
+    Github,
+    /// A SARIF 2.1.0 log (GitHub code scanning, IDEs).
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum SuggestFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum DiffFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum SafetyFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum CastFormat {
+    /// One line per element: source bits and value, destination bits and value.
+    Text,
+    Json,
+    /// Raw little-endian destination storage units, one per element.
+    Bin,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum TableFormat {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {
+    Input::parse(&path.to_string_lossy(), &read(path)?)
+}
+
+pub(crate) fn read(path: &Path) -> Result<String, LoadError> {
+    let shown = path.to_string_lossy();
+    std::fs::read_to_string(path).map_err(|e| {
+        LoadError::one(
+            Diagnostic::file(&shown, format!("cannot read `{shown}`: {e}"))
+                .with_help("check the path; `typejoin check` also takes directories"),
+        )
+    })
+}
+
+/// Files named on the command line, with directories expanded to their `.toml` and `.json`
+/// files (recursively, sorted, hidden entries skipped).
+pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        entries.sort();
+        for p in entries {
+            if p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "toml" || e == "json") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out).map_err(|e| {
+                LoadError::one(Diagnostic::file(
+                    &p.to_string_lossy(),
+                    format!("cannot read directory: {e}"),
+                ))
+            })?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn write_atomic(path: &Path, contents: &str) -> Result<(), LoadError> {
+    write_atomic_bytes(path, contents.as_bytes())
+}
+
+/// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so a
+/// failure never leaves a half-written file.
+pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), LoadError> {
+    let shown = path.to_string_lossy().into_owned();
+    let fail = |e: std::io::Error| {
+        LoadError::one(Diagnostic::file(
+            &shown,
+            format!("cannot write `{shown}`: {e}"),
+        ))
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, contents).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
+}
+
+/// Runs one parsed command line: the exit code, with any input error rendered on stderr.
+pub fn run(cli: Cli) -> ExitCode {
+    let color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let err_color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let result = match cli.cmd {
+        Cmd::Check {
+            paths,
+            format,
+            all_witnesses,
+            witnesses,
+            verbose,
+            engine,
+            timeout,
+        } => check::check(
+            &paths,
+            format,
+            ReportOptions {
+                witnesses: if all_witnesses { usize::MAX } else { witnesses },
+                verbose,
+                color,
+            },
+            engine,
+            timeout,
+            err_color,
+        ),
+        Cmd::Codegen { files, out } => codegen::codegen(&files, &out),
+        Cmd::Run { cases, policy } => run::run_cases(&cases, &policy),
+        Cmd::Docs { out } => docs::docs(&out),
+        Cmd::Dot {
+            file,
+            output,
+            highlight,
+        } => dot::dot(&file, output.as_deref(), highlight.as_deref()),
+        Cmd::Bench {
+            op,
+            lhs,
+            rhs,
+            to,
+            n,
+            threads,
+            policy,
+            runs,
+        } => bench::bench(
+            &op,
+            &lhs,
+            rhs.as_deref(),
+            to.as_deref(),
+            n,
+            threads,
+            &policy,
+            runs,
+        ),
+        Cmd::Prove {
+            file,
+            out,
+            check,
+            timeout,
+        } => match (file, out, check) {
+            (Some(file), Some(out), None) => prove::prove(&file, &out),
+            (None, None, Some(dir)) => prove::prove_check(&dir, timeout),
+            _ => Err(LoadError::one(
+                Diagnostic::file(
+                    "typejoin",
+                    "use `prove FILE --out DIR` or `prove --check DIR`",
+                )
+                .with_help("see `typejoin prove --help`"),
+            )),
+        },
+        Cmd::Table {
+            file,
+            format,
+            output,
+        } => table::table(&file, format, output.as_deref()),
+        Cmd::Safety {
+            file,
+            format,
+            engine,
+        } => safety::safety(&file, format, engine),
+        Cmd::Cast {
+            src,
+            dst,
+            all,
+            bits,
+            format,
+            output,
+        } => cast::cast(&src, &dst, all, bits.as_deref(), format, output.as_deref()),
+        Cmd::Explain { file, dtypes } => explain::explain(&file, &dtypes),
+        Cmd::Suggest {
+            file,
+            add,
+            format_of,
+            max_degree,
+            top,
+            format,
+        } => suggest::suggest(&file, &add, format_of.as_deref(), max_degree, top, format),
+        Cmd::Diff {
+            a,
+            b,
+            format,
+            materialise_weak,
+        } => diff::diff(&a, &b, format, materialise_weak),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprint!("{}", e.render(err_color));
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The CPU reference kernels: typed arrays ([`array`]), elementwise ops, casts, reductions
+//! ([`ops`], [`cast`]), the SIMD loops they run on ([`stream`], `avx512`), and the conformance
+//! runner's line protocol ([`conformance`]). Result dtypes come from the generated promotion
+//! tables ([`crate::generated`]); kernels never compute a join.
+
+pub mod array;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
+pub mod cast;
+pub mod conformance;
+pub mod ops;
+pub mod stream;
+
+use crate::policy::diag::{Diagnostic, LoadError, did_you_mean};
+use crate::promote::Generated;
+
+/// The generated policy of a name (`jax`, `jax-x32`, `array-api`, …), or an error that lists
+/// them.
+pub fn policy(name: &str) -> Result<&'static Generated, LoadError> {
+    let all = crate::generated::ALL;
+    all.iter().copied().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|p| p.name).collect();
+        let help = did_you_mean(name, names.iter().copied()).map_or_else(
+            || format!("generated policies: {}", names.join(", ")),
+            |s| format!("did you mean `{s}`?"),
+        );
+        LoadError::one(
+            Diagnostic::file("--policy", format!("no generated policy `{name}`")).with_help(help),
+        )
+    })
+}

@@ -1,0 +1,286 @@
+//! The built-in dtype catalogue: canonical names (NumPy / ml_dtypes), short codes, kinds.
+//!
+//! Policies may declare dtypes outside the catalogue through `[formats]`; observed tables may
+//! name anything a library prints. The catalogue is what lets the CLI accept `i8` for `int8`, lay
+//! diagrams out by kind, and rank witnesses from the familiar to the exotic.
+
+use crate::numeric::format::{FloatFormat, SMALL_FLOATS, float_format};
+
+/// What family a dtype belongs to. Drives layout, witness ranking and short codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Bool,
+    Unsigned,
+    Signed,
+    /// A weak (Python scalar) type: `i*`, `f*`, `c*`.
+    Weak,
+    /// IEEE binary16/32/64 and bfloat16.
+    Float,
+    /// float8 / float6 / float4 formats of ml_dtypes.
+    SmallFloat,
+    Complex,
+    /// Not in the catalogue (a user-declared format, or a library-specific name).
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DtypeInfo {
+    pub name: &'static str,
+    /// Bit-width short code as in the JAX design notes' tables (`i8` is int8).
+    pub code: &'static str,
+    pub kind: Kind,
+    /// Logical width in bits (storage may be wider for sub-byte types); 0 for weak types.
+    pub bits: u32,
+}
+
+const fn d(name: &'static str, code: &'static str, kind: Kind, bits: u32) -> DtypeInfo {
+    DtypeInfo {
+        name,
+        code,
+        kind,
+        bits,
+    }
+}
+
+/// Every dtype name typejoin knows, in a canonical order (kind, then width).
+pub const CATALOGUE: &[DtypeInfo] = &[
+    d("bool", "b", Kind::Bool, 1),
+    d("uint1", "u1", Kind::Unsigned, 1),
+    d("uint2", "u2", Kind::Unsigned, 2),
+    d("uint4", "u4", Kind::Unsigned, 4),
+    d("uint8", "u8", Kind::Unsigned, 8),
+    d("uint16", "u16", Kind::Unsigned, 16),
+    d("uint32", "u32", Kind::Unsigned, 32),
+    d("uint64", "u64", Kind::Unsigned, 64),
+    d("int1", "i1", Kind::Signed, 1),
+    d("int2", "i2", Kind::Signed, 2),
+    d("int4", "i4", Kind::Signed, 4),
+    d("int8", "i8", Kind::Signed, 8),
+    d("int16", "i16", Kind::Signed, 16),
+    d("int32", "i32", Kind::Signed, 32),
+    d("int64", "i64", Kind::Signed, 64),
+    d("i*", "i*", Kind::Weak, 0),
+    d("f*", "f*", Kind::Weak, 0),
+    d("c*", "c*", Kind::Weak, 0),
+    d("float4_e2m1fn", "f4e2m1fn", Kind::SmallFloat, 4),
+    d("float6_e2m3fn", "f6e2m3fn", Kind::SmallFloat, 6),
+    d("float6_e3m2fn", "f6e3m2fn", Kind::SmallFloat, 6),
+    d("float8_e3m4", "f8e3m4", Kind::SmallFloat, 8),
+    d("float8_e4m3", "f8e4m3", Kind::SmallFloat, 8),
+    d("float8_e4m3fn", "f8e4m3fn", Kind::SmallFloat, 8),
+    d("float8_e4m3fnuz", "f8e4m3fnuz", Kind::SmallFloat, 8),
+    d("float8_e4m3b11fnuz", "f8e4m3b11fnuz", Kind::SmallFloat, 8),
+    d("float8_e5m2", "f8e5m2", Kind::SmallFloat, 8),
+    d("float8_e5m2fnuz", "f8e5m2fnuz", Kind::SmallFloat, 8),
+    d("float8_e8m0fnu", "f8e8m0fnu", Kind::SmallFloat, 8),
+    d("bfloat16", "bf16", Kind::Float, 16),
+    d("float16", "f16", Kind::Float, 16),
+    d("float32", "f32", Kind::Float, 32),
+    d("float64", "f64", Kind::Float, 64),
+    d("complex64", "c64", Kind::Complex, 64),
+    d("complex128", "c128", Kind::Complex, 128),
+];
+
+/// The catalogue entry of a canonical name.
+pub fn info(name: &str) -> Option<&'static DtypeInfo> {
+    CATALOGUE.iter().find(|d| d.name == name)
+}
+
+/// Resolves a canonical name or a short code (`i8`, `bf16`, `c128`) to the canonical name.
+pub fn canonical(name_or_code: &str) -> Option<&'static str> {
+    CATALOGUE
+        .iter()
+        .find(|d| d.name == name_or_code || d.code == name_or_code)
+        .map(|d| d.name)
+}
+
+/// The kind of any name; `Other` outside the catalogue.
+pub fn kind(name: &str) -> Kind {
+    info(name).map_or(Kind::Other, |d| d.kind)
+}
+
+/// The short code of a name, or the name itself outside the catalogue.
+pub fn short_code(name: &str) -> &str {
+    info(name).map_or(name, |d| d.code)
+}
+
+pub fn is_weak(name: &str) -> bool {
+    kind(name) == Kind::Weak
+}
+
+/// How unfamiliar a dtype is, for ranking witnesses "simplest first": IEEE floats and
+/// byte-multiple integers first, then bfloat16 and weak types, then sub-byte and small floats.
+pub fn rarity(name: &str) -> u32 {
+    match info(name) {
+        Some(d) => match d.kind {
+            Kind::Float if d.name == "bfloat16" => 1,
+            Kind::Bool | Kind::Float | Kind::Complex => 0,
+            Kind::Unsigned | Kind::Signed if d.bits >= 8 => 0,
+            Kind::Weak => 1,
+            Kind::Unsigned | Kind::Signed | Kind::SmallFloat => 2,
+            Kind::Other => 3,
+        },
+        None => 3,
+    }
+}
+
+/// Width used for ranking (weak and unknown types rank as wide).
+pub fn rank_bits(name: &str) -> u32 {
+    match info(name) {
+        Some(d) if d.kind != Kind::Weak => d.bits,
+        _ => 128,
+    }
+}
+
+/// A concrete (non-weak) dtype the kernels compute with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    Bool,
+    Int {
+        bits: u32,
+        signed: bool,
+    },
+    Float32,
+    Float64,
+    /// A float format of at most 16 bits: an index into `format::SMALL_FLOATS`.
+    Small(u8),
+    Complex64,
+    Complex128,
+}
+
+/// Which storage a dtype uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    U8,
+    U16,
+    U32,
+    U64,
+    C64,
+    C128,
+}
+
+impl DType {
+    /// The dtype of a canonical name (weak names and names outside the catalogue have none).
+    pub fn named(name: &str) -> Option<DType> {
+        Some(match name {
+            "bool" => DType::Bool,
+            "float32" => DType::Float32,
+            "float64" => DType::Float64,
+            "complex64" => DType::Complex64,
+            "complex128" => DType::Complex128,
+            _ => {
+                if let Some(i) = SMALL_FLOATS.iter().position(|s| *s == name) {
+                    return Some(DType::Small(i as u8));
+                }
+                let d = info(name)?;
+                match d.kind {
+                    Kind::Signed => DType::Int {
+                        bits: d.bits,
+                        signed: true,
+                    },
+                    Kind::Unsigned => DType::Int {
+                        bits: d.bits,
+                        signed: false,
+                    },
+                    _ => return None,
+                }
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::Float32 => "float32",
+            DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
+            DType::Small(i) => SMALL_FLOATS[i as usize],
+            DType::Int { bits, signed } => {
+                let names: [&str; 7] = if signed {
+                    ["int1", "int2", "int4", "int8", "int16", "int32", "int64"]
+                } else {
+                    [
+                        "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
+                    ]
+                };
+                names[bits.trailing_zeros() as usize]
+            }
+        }
+    }
+
+    pub fn unit(self) -> Unit {
+        match self {
+            DType::Bool => Unit::U8,
+            DType::Int { bits, .. } if bits <= 8 => Unit::U8,
+            DType::Int { bits: 16, .. } => Unit::U16,
+            DType::Int { bits: 32, .. } => Unit::U32,
+            DType::Int { .. } => Unit::U64,
+            DType::Float32 => Unit::U32,
+            DType::Float64 => Unit::U64,
+            DType::Small(i)
+                if SMALL_FLOATS[i as usize].starts_with("float8")
+                    || SMALL_FLOATS[i as usize].starts_with("float6")
+                    || SMALL_FLOATS[i as usize].starts_with("float4") =>
+            {
+                Unit::U8
+            }
+            DType::Small(_) => Unit::U16,
+            DType::Complex64 => Unit::C64,
+            DType::Complex128 => Unit::C128,
+        }
+    }
+
+    /// The float format of a real float dtype (of each component for complex).
+    pub fn float_format(self) -> Option<FloatFormat> {
+        match self {
+            DType::Float32 | DType::Complex64 => float_format("float32"),
+            DType::Float64 | DType::Complex128 => float_format("float64"),
+            DType::Small(i) => float_format(SMALL_FLOATS[i as usize]),
+            _ => None,
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::Int { .. })
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::Float32 | DType::Float64 | DType::Small(_))
+    }
+
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
+    }
+
+    /// Significant bits of a storage unit's pattern (the rest must be zero).
+    pub fn pattern_bits(self) -> u32 {
+        match self {
+            DType::Bool => 1,
+            DType::Int { bits, .. } => bits,
+            DType::Float32 | DType::Complex64 => 32,
+            DType::Float64 | DType::Complex128 => 64,
+            DType::Small(_) => self.float_format().expect("small float").width(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_resolve() {
+        for (i, a) in CATALOGUE.iter().enumerate() {
+            for b in &CATALOGUE[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.code, b.code, "{} and {}", a.name, b.name);
+            }
+            assert_eq!(canonical(a.code), Some(a.name));
+            assert_eq!(canonical(a.name), Some(a.name));
+        }
+        assert_eq!(canonical("i8"), Some("int8"));
+        assert_eq!(canonical("bf16"), Some("bfloat16"));
+        assert_eq!(canonical("int9"), None);
+    }
+}

@@ -1,0 +1,275 @@
+//! The lattice engine: a policy's DAG on petgraph, its reflexive-transitive closure as bitsets,
+//! and the join of every pair.
+//!
+//! Closure rows are indexed by *topological rank*, so the first common bit of two upper sets is
+//! a minimal common upper bound; the join exists and is unique exactly when that candidate is
+//! below every other common upper bound (one subset test). A pair costs O(n/64) words.
+
+use std::collections::BTreeMap;
+
+use petgraph::algo::toposort;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::order::bits::{BitMatrix, first_common, meet_subset, ones};
+use crate::policy::spec::Policy;
+use crate::policy::table::Table;
+
+/// The join of two (or more) dtypes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Join {
+    Unique(usize),
+    /// No common upper bound at all (an intended error when the policy is `partial`).
+    NoUpperBound,
+    /// Several incomparable minimal upper bounds: never intended.
+    Ambiguous(Vec<usize>),
+}
+
+impl Join {
+    pub fn unique(&self) -> Option<usize> {
+        match self {
+            Join::Unique(j) => Some(*j),
+            _ => None,
+        }
+    }
+}
+
+/// A promotion DAG with its closure.
+#[derive(Debug, Clone)]
+pub struct Lattice {
+    names: Vec<String>,
+    graph: DiGraph<(), ()>,
+    partial: bool,
+    /// node -> topological rank
+    rank: Vec<usize>,
+    /// rank -> node
+    by_rank: Vec<usize>,
+    /// `up.row(a)` holds the ranks of every `x` with `a ≤ x` (reflexive).
+    up: BitMatrix,
+}
+
+/// The promotion graph has a cycle through this node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleError(pub usize);
+
+impl Lattice {
+    /// Builds the closure of `edges` (`a → b`: a promotes to b) over `names`.
+    pub fn new(
+        names: Vec<String>,
+        edges: &[(usize, usize)],
+        partial: bool,
+    ) -> Result<Lattice, CycleError> {
+        let n = names.len();
+        let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(n, edges.len());
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        for &(a, b) in edges {
+            graph.update_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+        }
+        let order = toposort(&graph, None).map_err(|c| CycleError(c.node_id().index()))?;
+        let by_rank: Vec<usize> = order.iter().map(|n| n.index()).collect();
+        let mut rank = vec![0; n];
+        for (r, &node) in by_rank.iter().enumerate() {
+            rank[node] = r;
+        }
+        let mut up = BitMatrix::new(n);
+        for &node in by_rank.iter().rev() {
+            up.set(node, rank[node]);
+            for succ in graph.neighbors(NodeIndex::new(node)) {
+                up.or_row_into(node, succ.index());
+            }
+        }
+        Ok(Lattice {
+            names,
+            graph,
+            partial,
+            rank,
+            by_rank,
+            up,
+        })
+    }
+
+    /// The lattice of a validated policy (validation has already rejected cycles).
+    pub fn from_policy(policy: &Policy) -> Lattice {
+        let edges: Vec<(usize, usize)> = policy.edges.iter().map(|e| (e.from, e.to)).collect();
+        Lattice::new(policy.dtypes.clone(), &edges, policy.partial)
+            .expect("Policy validation rejects cycles")
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub fn n(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+
+    pub fn graph(&self) -> &DiGraph<(), ()> {
+        &self.graph
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// Immediate successors of `a`, in index order.
+    pub fn successors(&self, a: usize) -> Vec<usize> {
+        let mut s: Vec<usize> = self
+            .graph
+            .neighbors(NodeIndex::new(a))
+            .map(|n| n.index())
+            .collect();
+        s.sort_unstable();
+        s
+    }
+
+    /// `a ≤ b`: a promotes (possibly in several steps) to b.
+    pub fn leq(&self, a: usize, b: usize) -> bool {
+        self.up.get(a, self.rank[b])
+    }
+
+    /// Every `x ≥ a`, in index order.
+    pub fn upper_bounds(&self, a: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = ones(self.up.row(a)).map(|r| self.by_rank[r]).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The join of two dtypes.
+    pub fn join(&self, a: usize, b: usize) -> Join {
+        let (ra, rb) = (self.up.row(a), self.up.row(b));
+        match first_common(ra, rb) {
+            None => Join::NoUpperBound,
+            Some(r) => {
+                let m = self.by_rank[r];
+                if meet_subset(ra, rb, self.up.row(m)) {
+                    Join::Unique(m)
+                } else {
+                    Join::Ambiguous(self.minimal(&meet(&[ra, rb])))
+                }
+            }
+        }
+    }
+
+    /// The join of any number of dtypes (n-ary `result_type`); `None` for no operands.
+    pub fn result_type(&self, operands: &[usize]) -> Option<Join> {
+        let rows: Vec<&[u64]> = operands.iter().map(|&o| self.up.row(o)).collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let common = meet(&rows);
+        Some(match ones(&common).next() {
+            None => Join::NoUpperBound,
+            Some(r) => {
+                let m = self.by_rank[r];
+                if crate::order::bits::subset(&common, self.up.row(m)) {
+                    Join::Unique(m)
+                } else {
+                    Join::Ambiguous(self.minimal(&common))
+                }
+            }
+        })
+    }
+
+    /// Minimal elements (by the order) of a set of ranks, as node indices in index order.
+    fn minimal(&self, set: &[u64]) -> Vec<usize> {
+        let members: Vec<usize> = ones(set).map(|r| self.by_rank[r]).collect();
+        let mut min: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&m| !members.iter().any(|&c| c != m && self.leq(c, m)))
+            .collect();
+        min.sort_unstable();
+        min
+    }
+
+    /// The join of every pair.
+    pub fn join_table(&self) -> JoinTable {
+        let n = self.n();
+        let mut table = Table::new(self.names.clone());
+        let mut ambiguous = BTreeMap::new();
+        for a in 0..n {
+            for b in a..n {
+                match self.join(a, b) {
+                    Join::Unique(j) => {
+                        table.set(a, b, Some(j));
+                        table.set(b, a, Some(j));
+                    }
+                    Join::NoUpperBound => {}
+                    Join::Ambiguous(c) => {
+                        ambiguous.insert((a, b), c);
+                    }
+                }
+            }
+        }
+        JoinTable { table, ambiguous }
+    }
+}
+
+fn meet(rows: &[&[u64]]) -> Vec<u64> {
+    let mut acc = rows[0].to_vec();
+    for r in &rows[1..] {
+        for (x, y) in acc.iter_mut().zip(r.iter()) {
+            *x &= y;
+        }
+    }
+    acc
+}
+
+/// Joins of every pair: the table (undefined where there is no unique join) plus the
+/// candidates of every ambiguous pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinTable {
+    pub table: Table,
+    /// `(a, b)` with `a ≤ b` (indices) → the minimal upper bounds.
+    pub ambiguous: BTreeMap<(usize, usize), Vec<usize>>,
+}
+
+impl JoinTable {
+    pub fn get(&self, a: usize, b: usize) -> Join {
+        match self.table.get(a, b) {
+            Some(j) => Join::Unique(j),
+            None => match self.ambiguous.get(&(a.min(b), a.max(b))) {
+                Some(c) => Join::Ambiguous(c.clone()),
+                None => Join::NoUpperBound,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn diamond_and_ambiguity() {
+        // a → b, a → c, b → d, c → d, b → e, c → e: b ∨ c has minimal bounds d and e.
+        let l = Lattice::new(
+            names(&["a", "b", "c", "d", "e"]),
+            &[(0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (2, 4)],
+            false,
+        )
+        .unwrap();
+        assert_eq!(l.join(0, 1), Join::Unique(1));
+        assert_eq!(l.join(1, 2), Join::Ambiguous(vec![3, 4]));
+        assert_eq!(l.join(3, 4), Join::NoUpperBound);
+        assert_eq!(l.result_type(&[0, 1, 0]), Some(Join::Unique(1)));
+        assert_eq!(l.upper_bounds(1), vec![1, 3, 4]);
+        assert!(l.leq(0, 4) && !l.leq(4, 0));
+        let t = l.join_table();
+        assert_eq!(t.get(2, 1), Join::Ambiguous(vec![3, 4]));
+    }
+
+    #[test]
+    fn cycle_is_an_error() {
+        assert!(Lattice::new(names(&["a", "b"]), &[(0, 1), (1, 0)], false).is_err());
+    }
+}

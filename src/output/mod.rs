@@ -1,0 +1,9 @@
+//! Renderers: check reports as human text and JSON ([`render`]) or CI annotations ([`gate`]),
+//! Hasse diagrams ([`dot`]), documentation pages ([`pages`]) and Rust promotion modules
+//! ([`codegen`]). Each takes values and returns text; none reads or writes files.
+
+pub mod codegen;
+pub mod dot;
+pub mod gate;
+pub mod pages;
+pub mod render;

@@ -1,0 +1,9 @@
+//! Reading the inputs: policy files ([`spec`]) and observed tables ([`observed`]) into validated
+//! values with spans, the join [`Table`](table::Table) both kinds share, and the located
+//! diagnostics ([`diag`]) every input error carries. Knows nothing of orders or laws.
+
+pub mod diag;
+pub mod observed;
+pub mod provenance;
+pub mod spec;
+pub mod table;

@@ -1,0 +1,786 @@
+//! Policy files (`lattices/*.toml`): a serde mirror with spans, then validation into [`Policy`].
+//!
+//! Every problem is a [`Diagnostic`] with the file, line and column, and all problems of a file
+//! are reported together. Nothing here panics on any input (see the proptest in `tests/it`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::numeric::dtype;
+use crate::numeric::format::NanEncoding;
+use crate::policy::diag::{Diagnostic, LoadError, Source, did_you_mean};
+
+/// Ops a policy may attach rules to (the kernel set's ops, plus `matmul`).
+pub const KNOWN_OPS: &[&str] = &[
+    "add",
+    "subtract",
+    "multiply",
+    "true_divide",
+    "floor_divide",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "negative",
+    "absolute",
+    "sum",
+    "astype",
+    "matmul",
+];
+
+/// A validated policy: dtypes in declaration order and Hasse edges between their indices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    pub path: String,
+    pub name: String,
+    pub summary: Option<String>,
+    pub source: Option<String>,
+    pub dtypes: Vec<String>,
+    /// Byte span of each dtype's declaration in the file.
+    pub dtype_spans: Vec<Range<usize>>,
+    /// Edges in file order.
+    pub edges: Vec<Edge>,
+    pub partial: bool,
+    pub weak: Vec<WeakRule>,
+    pub ops: Vec<OpRule>,
+    pub formats: Vec<FormatDecl>,
+    /// Lint levels by safety class (`precision-loss`, `overflow`, `sign-loss`,
+    /// `drops-component`); a class not listed is `warn`.
+    pub lints: Vec<(String, Level)>,
+}
+
+/// What `check` does when a promotion loses values of a class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+/// The safety classes a policy can set lint levels for.
+pub const LINT_CLASSES: &[&str] = &["precision-loss", "overflow", "sign-loss", "drops-component"];
+
+impl Policy {
+    /// The lint level of a safety class (`warn` unless the policy says otherwise).
+    pub fn lint_level(&self, class: &str) -> Level {
+        self.lints
+            .iter()
+            .find(|(c, _)| c == class)
+            .map_or(Level::Warn, |(_, l)| *l)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    /// Span of the target name inside the `promotes` list.
+    pub span: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeakRule {
+    pub weak: usize,
+    pub materialises: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpRule {
+    pub op: String,
+    /// `true_divide`-style: integer/bool results become this dtype.
+    pub integer_result: Option<usize>,
+    /// Per-dtype exceptions to `integer_result`: (join, result), in file order.
+    pub integer_result_of: Vec<(usize, usize)>,
+    /// `sum`-style: inputs below this dtype accumulate in it.
+    pub lowest: Option<usize>,
+    /// No promotion: operands must already agree.
+    pub same_dtype: bool,
+}
+
+/// A user-declared floating-point format (`[formats.NAME]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatDecl {
+    pub dtype: usize,
+    pub exponent_bits: u32,
+    pub mantissa_bits: u32,
+    pub bias: i32,
+    pub infinities: bool,
+    pub nan: NanEncoding,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    name: Spanned<String>,
+    summary: Option<Spanned<String>>,
+    source: Option<Spanned<String>>,
+    dtypes: Spanned<Vec<Spanned<String>>>,
+    partial: Option<Spanned<bool>>,
+    #[serde(default)]
+    promotes: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    weak: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    ops: BTreeMap<Spanned<String>, Spanned<RawOp>>,
+    #[serde(default)]
+    formats: BTreeMap<Spanned<String>, Spanned<RawFormat>>,
+    #[serde(default)]
+    lints: BTreeMap<Spanned<String>, Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOp {
+    integer_result: Option<Spanned<String>>,
+    integer_result_of: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    lowest: Option<Spanned<String>>,
+    same_dtype: Option<Spanned<bool>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFormat {
+    kind: Spanned<String>,
+    exponent_bits: Spanned<i64>,
+    mantissa_bits: Spanned<i64>,
+    bias: Option<Spanned<i64>>,
+    infinities: Option<Spanned<bool>>,
+    nan: Option<Spanned<String>>,
+}
+
+const TOP_LEVEL_KEYS: &[&str] = &[
+    "name", "summary", "source", "dtypes", "partial", "promotes", "weak", "ops", "formats", "lints",
+];
+
+/// Parses and validates a policy file. `path` is only used in diagnostics.
+pub fn parse_policy(path: &str, text: &str) -> Result<Policy, LoadError> {
+    let src = Source::new(path, text);
+    if text.trim().is_empty() {
+        return Err(LoadError::one(
+            src.error(0..0, "the policy file is empty").with_help(
+                "a policy needs at least `name`, `dtypes` and `[promotes]`; see docs/format.md",
+            ),
+        ));
+    }
+    let raw: RawPolicy = toml::from_str(text).map_err(|e| LoadError::one(toml_error(&src, &e)))?;
+    Validator::new(src).run(raw)
+}
+
+/// Turns a toml/serde error into a diagnostic with a fix where we can name one.
+fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
+    let span = e.span().unwrap_or(0..0);
+    let message = e.message().trim().to_string();
+    let mut d = src.error(span.clone(), &message);
+    if let Some(field) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        let known: &[&str] = if message.contains("`integer_result`") {
+            &[
+                "integer_result",
+                "integer_result_of",
+                "lowest",
+                "same_dtype",
+            ]
+        } else if message.contains("`exponent_bits`") {
+            &[
+                "kind",
+                "exponent_bits",
+                "mantissa_bits",
+                "bias",
+                "infinities",
+                "nan",
+            ]
+        } else {
+            TOP_LEVEL_KEYS
+        };
+        d = d.with_help(match did_you_mean(field, known.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!(
+                "remove `{field}`; the keys allowed here are {}",
+                known.join(", ")
+            ),
+        });
+    } else if message.starts_with("missing field") {
+        d = d.with_help("see docs/format.md for the required keys");
+    } else if message.contains("expected a sequence")
+        && d.source_line.trim_start().starts_with("partial")
+    {
+        d = d.with_help(
+            "`partial` is a top-level key: move it above the first `[table]` header (here it was read as an edge list of `[promotes]`)",
+        );
+    } else if message.contains("expected a boolean") {
+        d = d.with_help("write `true` or `false`, without quotes");
+    } else if message.contains("expected a string") {
+        d = d.with_help("write the dtype name in quotes, e.g. \"int8\"");
+    } else if message.contains("expected a sequence") {
+        d = d.with_help("write the successors as a list, e.g. `int8 = [\"int16\"]`");
+    }
+    d
+}
+
+struct Validator<'a> {
+    src: Source<'a>,
+    errors: Vec<Diagnostic>,
+}
+
+impl<'a> Validator<'a> {
+    fn new(src: Source<'a>) -> Self {
+        Validator {
+            src,
+            errors: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, span: Range<usize>, msg: impl Into<String>, help: Option<String>) {
+        let mut d = self.src.error(span, msg);
+        d.help = help;
+        self.errors.push(d);
+    }
+
+    fn run(mut self, raw: RawPolicy) -> Result<Policy, LoadError> {
+        // dtypes: unique, known (catalogue or declared format).
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut dtypes = Vec::new();
+        let mut dtype_spans: Vec<Range<usize>> = Vec::new();
+        let declared_formats: Vec<&str> =
+            raw.formats.keys().map(|k| k.get_ref().as_str()).collect();
+        if raw.dtypes.get_ref().is_empty() {
+            self.error(
+                raw.dtypes.span(),
+                "`dtypes` is empty",
+                Some(
+                    "list the policy's dtypes, e.g. dtypes = [\"bool\", \"int8\", \"float32\"]"
+                        .into(),
+                ),
+            );
+        }
+        for d in raw.dtypes.get_ref() {
+            let name = d.get_ref().as_str();
+            if let Some(&first) = index.get(name) {
+                let (l, c) = self.src.line_col(dtype_spans[first].start);
+                self.error(
+                    d.span(),
+                    format!("duplicate dtype `{name}`"),
+                    Some(format!(
+                        "it is already declared at line {l}, column {c}; remove one"
+                    )),
+                );
+                continue;
+            }
+            if dtype::info(name).is_none() && !declared_formats.contains(&name) {
+                let help = match did_you_mean(name, dtype::CATALOGUE.iter().map(|d| d.name)) {
+                    Some(s) => {
+                        format!("did you mean `{s}`? A new dtype needs a `[formats.{name}]` table")
+                    }
+                    None => format!(
+                        "declare its format in a `[formats.{name}]` table, or use a catalogue name (docs/format.md)"
+                    ),
+                };
+                self.error(d.span(), format!("unknown dtype `{name}`"), Some(help));
+            }
+            index.insert(name.to_string(), dtypes.len());
+            dtypes.push(name.to_string());
+            dtype_spans.push(d.span());
+        }
+
+        let edges = self.edges(&raw, &index, &dtypes);
+        let weak = self.weak(&raw, &index, &dtypes);
+        let ops = self.ops(&raw, &index, &dtypes);
+        let formats = self.formats(&raw, &index);
+        let lints = self.lints(&raw);
+
+        if self.errors.is_empty()
+            && let Some(cycle) = find_cycle(dtypes.len(), &edges)
+        {
+            let path: Vec<&str> = cycle
+                .iter()
+                .map(|&e| dtypes[edges[e].from].as_str())
+                .collect();
+            let closing = &edges[*cycle.last().expect("a cycle has edges")];
+            self.error(
+                closing.span.clone(),
+                format!(
+                    "cycle in the promotion graph: {} → {}",
+                    path.join(" → "),
+                    path[0]
+                ),
+                Some(format!(
+                    "promotion must be acyclic; remove one of these edges (this one is `{}` → `{}`)",
+                    dtypes[closing.from], dtypes[closing.to]
+                )),
+            );
+        }
+
+        if !self.errors.is_empty() {
+            self.errors.sort_by_key(|d| (d.line, d.col));
+            return Err(LoadError {
+                diagnostics: self.errors,
+            });
+        }
+        Ok(Policy {
+            path: self.src.path.to_string(),
+            name: raw.name.into_inner(),
+            summary: raw.summary.map(Spanned::into_inner),
+            source: raw.source.map(Spanned::into_inner),
+            dtypes,
+            dtype_spans,
+            edges,
+            partial: raw.partial.is_some_and(|p| *p.get_ref()),
+            weak,
+            ops,
+            formats,
+            lints,
+        })
+    }
+
+    fn lints(&mut self, raw: &RawPolicy) -> Vec<(String, Level)> {
+        let mut out = Vec::new();
+        for (class, level) in &raw.lints {
+            let c = class.get_ref().as_str();
+            if !LINT_CLASSES.contains(&c) {
+                let help = match did_you_mean(c, LINT_CLASSES.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("lintable classes: {}", LINT_CLASSES.join(", ")),
+                };
+                self.error(
+                    class.span(),
+                    format!("unknown safety class `{c}`"),
+                    Some(help),
+                );
+                continue;
+            }
+            let l = match level.get_ref().as_str() {
+                "allow" => Level::Allow,
+                "warn" => Level::Warn,
+                "deny" => Level::Deny,
+                other => {
+                    self.error(
+                        level.span(),
+                        format!("unknown lint level `{other}`"),
+                        Some("use \"allow\", \"warn\" or \"deny\"".into()),
+                    );
+                    continue;
+                }
+            };
+            out.push((c.to_string(), l));
+        }
+        out
+    }
+
+    fn lookup(
+        &mut self,
+        name: &Spanned<String>,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+        role: &str,
+    ) -> Option<usize> {
+        let n = name.get_ref();
+        if let Some(&i) = index.get(n) {
+            return Some(i);
+        }
+        let help = match did_you_mean(n, dtypes.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("add `{n}` to `dtypes` first"),
+        };
+        self.error(
+            name.span(),
+            format!("{role} `{n}` is not declared in `dtypes`"),
+            Some(help),
+        );
+        None
+    }
+
+    fn edges(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        for (from, targets) in &raw.promotes {
+            let f = self.lookup(from, index, dtypes, "dtype");
+            let mut seen: Vec<&str> = Vec::new();
+            for t in targets.get_ref() {
+                let name = t.get_ref().as_str();
+                if seen.contains(&name) {
+                    self.error(
+                        t.span(),
+                        format!("duplicate edge `{}` → `{name}`", from.get_ref()),
+                        Some("list each successor once".into()),
+                    );
+                    continue;
+                }
+                seen.push(name);
+                let to = self.lookup(t, index, dtypes, "edge target");
+                if let (Some(f), Some(to)) = (f, to) {
+                    if f == to {
+                        self.error(
+                            t.span(),
+                            format!("self-loop: `{name}` promotes to itself"),
+                            Some("every dtype is already its own join; remove this edge".into()),
+                        );
+                        continue;
+                    }
+                    edges.push(Edge {
+                        from: f,
+                        to,
+                        span: t.span(),
+                    });
+                }
+            }
+        }
+        edges.sort_by_key(|e| e.span.start);
+        edges
+    }
+
+    fn weak(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<WeakRule> {
+        let mut rules = Vec::new();
+        for (w, target) in &raw.weak {
+            if !dtype::is_weak(w.get_ref()) {
+                self.error(
+                    w.span(),
+                    format!("`{}` is not a weak type", w.get_ref()),
+                    Some("only `i*`, `f*` and `c*` materialise; remove this entry".into()),
+                );
+                continue;
+            }
+            let wi = self.lookup(w, index, dtypes, "weak type");
+            let ti = index.get(target.get_ref()).copied();
+            if ti.is_none() {
+                self.error(
+                    target.span(),
+                    format!(
+                        "`{}` materialises as `{}`, which is not declared in `dtypes`",
+                        w.get_ref(),
+                        target.get_ref()
+                    ),
+                    Some(format!(
+                        "add \"{}\" to `dtypes`, or name a declared dtype",
+                        target.get_ref()
+                    )),
+                );
+            }
+            if let (Some(wi), Some(ti)) = (wi, ti) {
+                if dtype::is_weak(&dtypes[ti]) {
+                    self.error(
+                        target.span(),
+                        format!(
+                            "a weak type must materialise as a concrete dtype, not `{}`",
+                            dtypes[ti]
+                        ),
+                        Some("name the default dtype, e.g. \"int64\" for `i*`".into()),
+                    );
+                    continue;
+                }
+                rules.push(WeakRule {
+                    weak: wi,
+                    materialises: ti,
+                });
+            }
+        }
+        rules
+    }
+
+    fn ops(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<OpRule> {
+        let mut rules = Vec::new();
+        for (op, rule) in &raw.ops {
+            let name = op.get_ref();
+            if !KNOWN_OPS.contains(&name.as_str()) {
+                let help = match did_you_mean(name, KNOWN_OPS.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("known ops: {}", KNOWN_OPS.join(", ")),
+                };
+                self.error(op.span(), format!("unknown op `{name}`"), Some(help));
+                continue;
+            }
+            let r = rule.get_ref();
+            let integer_result = r
+                .integer_result
+                .as_ref()
+                .and_then(|d| self.lookup(d, index, dtypes, "op result"));
+            let lowest = r
+                .lowest
+                .as_ref()
+                .and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
+            let mut integer_result_of = Vec::new();
+            for (from, to) in r.integer_result_of.iter().flatten() {
+                let f = self.lookup(from, index, dtypes, "op operand");
+                let t = self.lookup(to, index, dtypes, "op result");
+                if let (Some(f), Some(t)) = (f, t) {
+                    if !matches!(
+                        crate::numeric::dtype::kind(&dtypes[f]),
+                        crate::numeric::dtype::Kind::Bool
+                            | crate::numeric::dtype::Kind::Signed
+                            | crate::numeric::dtype::Kind::Unsigned
+                    ) && dtypes[f] != "i*"
+                    {
+                        self.error(
+                            from.span(),
+                            format!("`{}` is not an integer or bool dtype", dtypes[f]),
+                            Some("`integer_result_of` maps integer and bool joins".into()),
+                        );
+                    }
+                    integer_result_of.push((f, t));
+                }
+            }
+            if r.integer_result_of.is_some() && r.integer_result.is_none() {
+                self.error(
+                    rule.span(),
+                    format!("op rule `{name}` has `integer_result_of` without `integer_result`"),
+                    Some("set `integer_result`, the result of every other integer join".into()),
+                );
+            }
+            let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
+            if r.integer_result.is_none() && r.lowest.is_none() && r.same_dtype.is_none() {
+                self.error(
+                    rule.span(),
+                    format!("op rule `{name}` sets nothing"),
+                    Some("set `integer_result`, `lowest` or `same_dtype`".into()),
+                );
+            }
+            rules.push(OpRule {
+                op: name.clone(),
+                integer_result,
+                integer_result_of,
+                lowest,
+                same_dtype,
+            });
+        }
+        rules
+    }
+
+    fn formats(&mut self, raw: &RawPolicy, index: &HashMap<String, usize>) -> Vec<FormatDecl> {
+        let mut out = Vec::new();
+        for (name, fmt) in &raw.formats {
+            let n = name.get_ref();
+            if dtype::info(n).is_some() {
+                self.error(
+                    name.span(),
+                    format!("`{n}` is a built-in dtype; its format cannot be redeclared"),
+                    Some("give the new format a new name".into()),
+                );
+                continue;
+            }
+            let Some(&di) = index.get(n) else {
+                self.error(
+                    name.span(),
+                    format!("format `{n}` is not declared in `dtypes`"),
+                    Some(format!("add \"{n}\" to `dtypes`")),
+                );
+                continue;
+            };
+            let f = fmt.get_ref();
+            if f.kind.get_ref() != "float" {
+                self.error(
+                    f.kind.span(),
+                    format!("unsupported format kind `{}`", f.kind.get_ref()),
+                    Some(
+                        "only kind = \"float\" can be declared; integer dtypes are built in".into(),
+                    ),
+                );
+                continue;
+            }
+            let e = *f.exponent_bits.get_ref();
+            let m = *f.mantissa_bits.get_ref();
+            if !(1..=15).contains(&e) {
+                self.error(
+                    f.exponent_bits.span(),
+                    format!("exponent_bits = {e} is out of range"),
+                    Some("use 1 to 15".into()),
+                );
+                continue;
+            }
+            if !(0..=52).contains(&m) || 1 + e + m > 64 {
+                self.error(
+                    f.mantissa_bits.span(),
+                    format!("mantissa_bits = {m} is out of range"),
+                    Some("use 0 to 52, with 1 + exponent_bits + mantissa_bits ≤ 64".into()),
+                );
+                continue;
+            }
+            let nan = match f.nan.as_ref().map(|s| s.get_ref().as_str()) {
+                None | Some("ieee") => NanEncoding::Ieee,
+                Some("all-ones") => NanEncoding::AllOnes,
+                Some("negative-zero") => NanEncoding::NegativeZero,
+                Some("none") => NanEncoding::None,
+                Some(other) => {
+                    let span = f.nan.as_ref().map_or(fmt.span(), |s| s.span());
+                    self.error(
+                        span,
+                        format!("unknown NaN encoding `{other}`"),
+                        Some("use \"ieee\", \"all-ones\" (…fn), \"negative-zero\" (…fnuz) or \"none\"".into()),
+                    );
+                    continue;
+                }
+            };
+            let infinities = f
+                .infinities
+                .as_ref()
+                .map_or(nan == NanEncoding::Ieee, |s| *s.get_ref());
+            if infinities && nan != NanEncoding::Ieee {
+                let span = f.infinities.as_ref().map_or(fmt.span(), |s| s.span());
+                self.error(
+                    span,
+                    "infinities need the IEEE NaN encoding (the all-ones exponent holds both)",
+                    Some("set nan = \"ieee\", or infinities = false".into()),
+                );
+                continue;
+            }
+            // Highest biased exponent code of a finite normal number.
+            let top = (1i64 << e) - 1;
+            let emax_code = if nan == NanEncoding::Ieee {
+                top - 1
+            } else {
+                top
+            };
+            let bias = f
+                .bias
+                .as_ref()
+                .map_or((1i64 << (e - 1)) - 1, |b| *b.get_ref());
+            if emax_code < 1 {
+                self.error(
+                    f.exponent_bits.span(),
+                    format!("exponent_bits = {e} with IEEE specials leaves no normal numbers"),
+                    Some("use more exponent bits, or nan = \"all-ones\" / \"none\"".into()),
+                );
+                continue;
+            }
+            if !(1..=emax_code).contains(&bias) {
+                let span = f.bias.as_ref().map_or(fmt.span(), |b| b.span());
+                self.error(
+                    span,
+                    format!("bias = {bias} leaves 1.0 outside the normal range (biased exponents 1..={emax_code})"),
+                    Some(format!("use a bias from 1 to {emax_code}; the IEEE choice is {}", (1i64 << (e - 1)) - 1)),
+                );
+                continue;
+            }
+            out.push(FormatDecl {
+                dtype: di,
+                exponent_bits: e as u32,
+                mantissa_bits: m as u32,
+                bias: bias as i32,
+                infinities,
+                nan,
+            });
+        }
+        out
+    }
+}
+
+/// A cycle as a list of edge indices (each edge's `to` is the next edge's `from`), if any.
+pub fn find_cycle(n: usize, edges: &[Edge]) -> Option<Vec<usize>> {
+    use petgraph::algo::kosaraju_scc;
+    use petgraph::graph::{DiGraph, NodeIndex};
+    let mut g: DiGraph<(), usize> = DiGraph::with_capacity(n, edges.len());
+    for _ in 0..n {
+        g.add_node(());
+    }
+    for (i, e) in edges.iter().enumerate() {
+        g.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), i);
+    }
+    // The smallest non-trivial strongly connected component holds a cycle; find the
+    // shortest one through its lowest-numbered node by breadth-first search.
+    let mut sccs: Vec<Vec<NodeIndex>> = kosaraju_scc(&g)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .collect();
+    sccs.sort_by_key(|c| c.iter().map(|n| n.index()).min());
+    let scc = sccs.first()?;
+    let start = *scc.iter().min()?;
+    let mut prev: HashMap<NodeIndex, usize> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(u) = queue.pop_front() {
+        for e in g.edges(u) {
+            use petgraph::visit::EdgeRef;
+            let v = e.target();
+            if !scc.contains(&v) {
+                continue;
+            }
+            if v == start {
+                let mut path = vec![*e.weight()];
+                let mut cur = u;
+                while cur != start {
+                    let ei = prev[&cur];
+                    path.push(ei);
+                    cur = NodeIndex::new(edges[ei].from);
+                }
+                path.reverse();
+                return Some(path);
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) = prev.entry(v) {
+                slot.insert(*e.weight());
+                queue.push_back(v);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse_policy("t.toml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn minimal_policy_parses() {
+        let p = parse_policy(
+            "t.toml",
+            "name = \"py\"\ndtypes = [\"bool\", \"i*\", \"f*\"]\n[promotes]\nbool = [\"i*\"]\n\"i*\" = [\"f*\"]\n",
+        )
+        .unwrap();
+        assert_eq!(p.dtypes, vec!["bool", "i*", "f*"]);
+        assert_eq!(
+            p.edges.iter().map(|e| (e.from, e.to)).collect::<Vec<_>>(),
+            vec![(0, 1), (1, 2)]
+        );
+        assert!(!p.partial);
+    }
+
+    #[test]
+    fn typo_in_edge_suggests() {
+        let e = err(
+            "name = \"x\"\ndtypes = [\"int8\", \"float16\"]\n[promotes]\nint8 = [\"flaot16\"]\n",
+        );
+        assert!(e.contains("t.toml:4:9"), "{e}");
+        assert!(e.contains("edge target `flaot16` is not declared"), "{e}");
+        assert!(e.contains("did you mean `float16`?"), "{e}");
+    }
+
+    #[test]
+    fn cycle_prints_path() {
+        let e = err(
+            "name = \"x\"\ndtypes = [\"int8\", \"int16\", \"int32\"]\n[promotes]\nint8 = [\"int16\"]\nint16 = [\"int32\"]\nint32 = [\"int8\"]\n",
+        );
+        assert!(
+            e.contains("cycle in the promotion graph: int8 → int16 → int32 → int8"),
+            "{e}"
+        );
+        assert!(e.contains("t.toml:6:10"), "{e}");
+    }
+}

@@ -1,0 +1,152 @@
+//! The n×n join table shared by lattices and observed tables, and its text renderings.
+
+use crate::numeric::dtype;
+
+const UNDEF: u32 = u32::MAX;
+
+/// `result[a][b]` over `names`, with undefined cells (the library raises / no join).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub names: Vec<String>,
+    cells: Vec<u32>,
+}
+
+impl Table {
+    /// A table with every cell undefined.
+    pub fn new(names: Vec<String>) -> Table {
+        let n = names.len();
+        Table {
+            names,
+            cells: vec![UNDEF; n * n],
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.names.len()
+    }
+
+    #[inline]
+    pub fn get(&self, a: usize, b: usize) -> Option<usize> {
+        let c = self.cells[a * self.names.len() + b];
+        (c != UNDEF).then_some(c as usize)
+    }
+
+    #[inline]
+    pub fn set(&mut self, a: usize, b: usize, v: Option<usize>) {
+        let n = self.names.len();
+        self.cells[a * n + b] = v.map_or(UNDEF, |v| v as u32);
+    }
+
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Resolves a name or a catalogue short code (`i8`) to an index.
+    pub fn resolve(&self, name: &str) -> Option<usize> {
+        self.index_of(name)
+            .or_else(|| dtype::canonical(name).and_then(|c| self.index_of(c)))
+    }
+
+    pub fn name(&self, i: usize) -> &str {
+        &self.names[i]
+    }
+
+    pub fn undefined_cells(&self) -> usize {
+        self.cells.iter().filter(|&&c| c == UNDEF).count()
+    }
+
+    /// The short-code grid of the JAX design notes: row = first operand, `-` = undefined.
+    pub fn to_text(&self) -> String {
+        let codes: Vec<&str> = self.names.iter().map(|n| dtype::short_code(n)).collect();
+        let w = codes.iter().map(|c| c.len()).max().unwrap_or(1).max(1);
+        let mut out = format!("{:w$}", "");
+        for c in &codes {
+            out += &format!(" {c:>w$}");
+        }
+        out.push('\n');
+        for a in 0..self.n() {
+            out += &format!("{:w$}", codes[a]);
+            for b in 0..self.n() {
+                let cell = self.get(a, b).map_or("-", |r| codes[r]);
+                out += &format!(" {cell:>w$}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let esc = |s: &str| s.replace('*', "\\*");
+        let mut out = String::from("| ∨ |");
+        for n in &self.names {
+            out += &format!(" {} |", esc(n));
+        }
+        out += "\n|---|";
+        out += &"---|".repeat(self.n());
+        out.push('\n');
+        for a in 0..self.n() {
+            out += &format!("| **{}** |", esc(&self.names[a]));
+            for b in 0..self.n() {
+                let cell = self
+                    .get(a, b)
+                    .map_or("—".to_string(), |r| esc(&self.names[r]));
+                out += &format!(" {cell} |");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    pub fn to_csv(&self) -> String {
+        let q = |s: &str| {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
+        };
+        let mut out = String::from("join");
+        for n in &self.names {
+            out += &format!(",{}", q(n));
+        }
+        out.push('\n');
+        for a in 0..self.n() {
+            out += &q(&self.names[a]);
+            for b in 0..self.n() {
+                out.push(',');
+                if let Some(r) = self.get(a, b) {
+                    out += &q(&self.names[r]);
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The observed-table JSON format of DESIGN.md, so a table round-trips through `check`.
+    pub fn to_json(&self, name: &str, library: &str, version: &str) -> String {
+        use serde_json::{Map, Value, json};
+        let mut result = Map::new();
+        for a in 0..self.n() {
+            let mut row = Map::new();
+            for b in 0..self.n() {
+                row.insert(
+                    self.names[b].clone(),
+                    self.get(a, b)
+                        .map_or(Value::Null, |r| Value::String(self.names[r].clone())),
+                );
+            }
+            result.insert(self.names[a].clone(), Value::Object(row));
+        }
+        let v = json!({
+            "name": name,
+            "library": library,
+            "version": version,
+            "dtypes": self.names,
+            "result": result,
+        });
+        let mut s = serde_json::to_string_pretty(&v).expect("a JSON value serialises");
+        s.push('\n');
+        s
+    }
+}

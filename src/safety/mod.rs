@@ -1,0 +1,857 @@
+//! Value-level safety of every promotion: for each edge `a → b` and each join `a ∨ b = j`, what
+//! the conversion `a → j` does to `a`'s values: exact, precision loss, overflow, sign loss, or a
+//! dropped imaginary part, each with a concrete witness (the smallest in magnitude).
+//!
+//! Sources of at most 16 bits are decided by enumerating every value. Wider sources (int32,
+//! int64, float32, float64, complex) are first searched on targeted boundary values (powers of
+//! two and their neighbours, the destination's rounding and overflow thresholds, extremes),
+//! then decided by z3 (`safety::smt`): for each class, z3 proves that no value shows it below
+//! the search's witness (so the witness is the smallest), or that none shows it at all, or
+//! finds a smaller one, which is then minimised by bisection on the magnitude. Every z3
+//! witness is re-checked by the codec. Without z3 (`Engine::Search`, or a build without the
+//! feature), a wide conversion is `exact` only when the formats' parameters prove it, and
+//! `unknown` when neither a witness nor a proof exists.
+
+pub mod smt;
+
+use serde::Serialize;
+
+use crate::numeric::format::{FloatFormat, Source, Value, float_format};
+use crate::policy::spec::Policy;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    Exact,
+    PrecisionLoss,
+    Overflow,
+    SignLoss,
+    DropsComponent,
+    /// No witness found, and the formats do not prove exactness (wide sources only).
+    Unknown,
+}
+
+impl Class {
+    pub fn key(self) -> &'static str {
+        match self {
+            Class::Exact => "exact",
+            Class::PrecisionLoss => "precision-loss",
+            Class::Overflow => "overflow",
+            Class::SignLoss => "sign-loss",
+            Class::DropsComponent => "drops-component",
+            Class::Unknown => "unknown",
+        }
+    }
+}
+
+/// A value and what the conversion makes of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Witness {
+    pub value: String,
+    pub becomes: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Conversion {
+    pub from: String,
+    pub to: String,
+    /// `edge` (a declared promotion) or `join` (a ∨ b = to, with `from` = a).
+    pub via: &'static str,
+    /// The most severe class found.
+    pub class: Class,
+    pub witness: Option<Witness>,
+    /// Every class found, each with its smallest witness.
+    pub all: Vec<(Class, Witness)>,
+    /// How the classes were decided.
+    pub decided_by: Method,
+}
+
+/// How a conversion's classes were decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Every source value was converted (sources of at most 16 bits).
+    Enumeration,
+    /// z3 proved each class absent or its witness the smallest.
+    Z3,
+    /// Exact by the formats' parameters: the destination holds the source's range and
+    /// precision (identical formats, int32 → float64, float32 → complex128, …).
+    Formats,
+    /// Boundary-value search; `exact` only by the formats' parameters.
+    Search,
+}
+
+impl Method {
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::Enumeration => "enumeration",
+            Method::Z3 => "z3",
+            Method::Formats => "formats",
+            Method::Search => "search",
+        }
+    }
+}
+
+/// Which engine decides conversions of sources wider than 16 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Boundary-value search only.
+    Search,
+    /// Search, then z3 (falls back to the search's answer, marked `search`, when z3 cannot
+    /// encode the conversion or gives up).
+    Z3,
+}
+
+impl Default for Engine {
+    /// z3 when this build has it.
+    fn default() -> Engine {
+        Engine::best()
+    }
+}
+
+impl Engine {
+    /// z3 when this build has it.
+    pub fn best() -> Engine {
+        if cfg!(feature = "z3") {
+            Engine::Z3
+        } else {
+            Engine::Search
+        }
+    }
+}
+
+/// A dtype's numeric format for value analysis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Numeric {
+    Int { bits: u32, signed: bool },
+    Float(FloatFormat),
+    Complex(FloatFormat),
+}
+
+impl Numeric {
+    /// The format of a dtype of `policy`: the catalogue, the policy's `[formats]`, or for a
+    /// weak type its `[weak]` materialisation.
+    pub fn of(policy: &Policy, i: usize) -> Option<Numeric> {
+        let name = policy.dtypes[i].as_str();
+        if crate::numeric::dtype::is_weak(name) {
+            let w = policy.weak.iter().find(|w| w.weak == i)?;
+            return Numeric::of(policy, w.materialises);
+        }
+        if let Some(decl) = policy.formats.iter().find(|f| f.dtype == i) {
+            return Some(Numeric::Float(FloatFormat {
+                name: name.to_string(),
+                exponent_bits: decl.exponent_bits,
+                mantissa_bits: decl.mantissa_bits,
+                bias: decl.bias,
+                infinities: decl.infinities,
+                nan: decl.nan,
+                signed: true,
+                subnormals: true,
+                storage_bytes: (1 + decl.exponent_bits + decl.mantissa_bits)
+                    .div_ceil(8)
+                    .next_power_of_two(),
+            }));
+        }
+        match name {
+            "complex64" => return Some(Numeric::Complex(float_format("float32")?)),
+            "complex128" => return Some(Numeric::Complex(float_format("float64")?)),
+            _ => {}
+        }
+        match Source::named(name)? {
+            Source::Float(f) => Some(Numeric::Float(f)),
+            Source::Int { bits, signed } => Some(Numeric::Int { bits, signed }),
+        }
+    }
+
+    fn width(&self) -> u32 {
+        match self {
+            Numeric::Int { bits, .. } => *bits,
+            Numeric::Float(f) => f.width(),
+            Numeric::Complex(f) => 2 * f.width(),
+        }
+    }
+}
+
+/// Exact rational `num / 2^k` comparisons are done on `Value`s converted to (sign, mant, exp).
+fn to_parts(v: Value) -> Option<(bool, u128, i32)> {
+    match v {
+        Value::Finite { neg, mant, exp } => Some((neg, mant, exp)),
+        _ => None,
+    }
+}
+
+/// `|a| < |b|` for finite values.
+fn mag_lt(a: Value, b: Value) -> bool {
+    match (to_parts(a), to_parts(b)) {
+        (Some((_, ma, ea)), Some((_, mb, eb))) => {
+            if ma == 0 || mb == 0 {
+                return ma == 0 && mb != 0;
+            }
+            // Position of the top bit decides, unless equal; then aligning the operand with
+            // the larger exponent cannot overflow (it ends with the other's bit length).
+            let top = |m: u128, e: i32| (128 - m.leading_zeros()) as i64 + e as i64;
+            let (ta, tb) = (top(ma, ea), top(mb, eb));
+            if ta != tb {
+                return ta < tb;
+            }
+            if ea >= eb {
+                (ma << (ea - eb)) < mb
+            } else {
+                ma < (mb << (eb - ea))
+            }
+        }
+        _ => false,
+    }
+}
+
+fn same_value(a: Value, b: Value) -> bool {
+    match (to_parts(a), to_parts(b)) {
+        (Some((na, ma, _)), Some((nb, mb, _))) => {
+            if ma == 0 && mb == 0 {
+                return true;
+            }
+            if na != nb || ma == 0 || mb == 0 {
+                return false;
+            }
+            !mag_lt(a, b) && !mag_lt(b, a)
+        }
+        _ => a == b,
+    }
+}
+
+/// What one finite source value becomes, and the class of that change.
+pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
+    let neg = matches!(v, Value::Finite { neg: true, mant, .. } if mant != 0);
+    match to {
+        Numeric::Int { bits, signed } => {
+            // NumPy astype: integers wrap (two's complement); finite floats truncate toward
+            // zero first. Only integer-valued sources occur in promotion (ints, bool).
+            let (_, mant, exp) = to_parts(v).expect("finite");
+            let mag = if exp >= 0 {
+                // Beyond 2^128 only the low bits matter for wrapping, and they are zero.
+                if mant.leading_zeros() > exp as u32 {
+                    mant << exp
+                } else if exp >= 128 {
+                    0
+                } else {
+                    mant << exp
+                }
+            } else if -exp >= 128 {
+                0
+            } else {
+                mant >> (-exp)
+            };
+            let modulus = 1u128 << bits;
+            let raw = if neg {
+                (modulus - mag % modulus) % modulus
+            } else {
+                mag % modulus
+            };
+            let back = Source::Int {
+                bits: *bits,
+                signed: *signed,
+            }
+            .decode(raw as u64);
+            let class = if same_value(v, back) {
+                let fraction = match -exp {
+                    k if k <= 0 => 0,
+                    k if k >= 128 => mant,
+                    k => mant & ((1u128 << k) - 1),
+                };
+                if fraction != 0 {
+                    Class::PrecisionLoss
+                } else {
+                    Class::Exact
+                }
+            } else if neg && !signed {
+                Class::SignLoss
+            } else {
+                Class::Overflow
+            };
+            (class, back)
+        }
+        Numeric::Float(f) | Numeric::Complex(f) => {
+            let back = f.decode(f.encode(v));
+            let class = match back {
+                _ if same_value(v, back) => Class::Exact,
+                Value::Nan { .. } if neg && !f.signed => Class::SignLoss,
+                Value::Nan { .. } | Value::Inf { .. } => Class::Overflow,
+                // Clamped (float4/float6 saturate): it would have rounded beyond the maximum.
+                Value::Finite { .. }
+                    if f.nan == crate::numeric::format::NanEncoding::None
+                        && mag_lt(f.max_finite(), unbounded(f, v)) =>
+                {
+                    Class::Overflow
+                }
+                Value::Finite { .. } => Class::PrecisionLoss,
+            };
+            (class, back)
+        }
+    }
+}
+
+/// `v` rounded to `f`'s precision with an unbounded exponent range above (one more exponent
+/// bit, same bias, so the same subnormals).
+fn unbounded(f: &FloatFormat, v: Value) -> Value {
+    let wide = FloatFormat {
+        exponent_bits: f.exponent_bits + 1,
+        infinities: true,
+        nan: crate::numeric::format::NanEncoding::Ieee,
+        ..f.clone()
+    };
+    wide.decode(wide.encode(v))
+}
+
+/// The real format of a complex one's components; others unchanged.
+fn component(n: &Numeric) -> Numeric {
+    match n {
+        Numeric::Complex(f) => Numeric::Float(f.clone()),
+        other => other.clone(),
+    }
+}
+
+/// Finite values of a source format to try: every value for ≤ 16 bits, boundary values above.
+fn candidates(from: &Numeric, to: &Numeric) -> (Vec<Value>, bool) {
+    let exhaustive = from.width() <= 16;
+    let src = component(from);
+    let mut out = Vec::new();
+    match &src {
+        Numeric::Int { bits, signed } => {
+            let s = Source::Int {
+                bits: *bits,
+                signed: *signed,
+            };
+            if exhaustive {
+                out.extend((0..1u64 << bits).map(|b| s.decode(b)));
+            } else {
+                let hi = if *signed { *bits - 1 } else { *bits };
+                let mut mags: Vec<u128> = vec![0, 1, 2, 3];
+                for k in 1..=hi {
+                    let p = 1u128 << k;
+                    mags.extend([p - 2, p - 1, p, p + 1, p + 2]);
+                }
+                for t in thresholds(to) {
+                    // Integer thresholds, and the integers on either side of fractional ones.
+                    if let Value::Finite { mant, exp, .. } = t {
+                        if exp >= 0 && mant.leading_zeros() > exp as u32 {
+                            // A tie may round either way: try both neighbours.
+                            let t = mant << exp;
+                            mags.extend([t - 1, t, t + 1]);
+                        } else if exp < 0 && -exp < 128 {
+                            let whole = mant >> -exp;
+                            mags.extend([whole, whole + 1]);
+                        }
+                    }
+                }
+                let max = (1u128 << hi) - 1;
+                for m in mags {
+                    if m <= max {
+                        out.push(Value::Finite {
+                            neg: false,
+                            mant: m,
+                            exp: 0,
+                        });
+                    }
+                    if *signed && m <= max + 1 {
+                        out.push(Value::Finite {
+                            neg: true,
+                            mant: m,
+                            exp: 0,
+                        });
+                    }
+                }
+            }
+        }
+        Numeric::Float(f) => {
+            if exhaustive {
+                out.extend((0..1u64 << f.width()).map(|b| f.decode(b)));
+            } else {
+                let p = f.mantissa_bits;
+                for e_field in 0..(1u64 << f.exponent_bits) {
+                    for m in [0, 1, 2, (1 << p) - 1, 1 << (p - 1), (1 << (p - 1)) + 1] {
+                        for neg in [false, true] {
+                            let sign = if neg { 1u64 << (f.width() - 1) } else { 0 };
+                            out.push(f.decode(sign | e_field << p | m));
+                        }
+                    }
+                }
+                // Thresholds snapped to the source: the nearest source value and its neighbours.
+                for t in thresholds(to) {
+                    let near = f.encode(t);
+                    for b in [near.wrapping_sub(1), near, near + 1] {
+                        if b >> (f.width() - 1) == 0 {
+                            out.push(f.decode(b));
+                        }
+                    }
+                }
+            }
+        }
+        Numeric::Complex(_) => unreachable!("components are real"),
+    }
+    out.retain(|v| matches!(v, Value::Finite { .. }));
+    (out, exhaustive)
+}
+
+/// Values where a conversion into `to` starts to lose: the first inexact integer `2^p + 1`
+/// and the overflow threshold `max + ulp/2` of a float; the range ends of an integer.
+fn thresholds(to: &Numeric) -> Vec<Value> {
+    let int = |m: u128| Value::Finite {
+        neg: false,
+        mant: m,
+        exp: 0,
+    };
+    match to {
+        Numeric::Float(f) | Numeric::Complex(f) => {
+            let mut t = Vec::new();
+            if f.mantissa_bits < 120 {
+                let p = 1u128 << (f.mantissa_bits + 1);
+                t.extend([int(p + 1), int(p + 3)]);
+            }
+            if let Value::Finite { mant, exp, .. } = f.max_finite() {
+                // max + ulp/2 = (2·mant + 1) · 2^(exp-1)
+                t.push(Value::Finite {
+                    neg: false,
+                    mant: 2 * mant + 1,
+                    exp: exp - 1,
+                });
+                t.push(f.max_finite());
+            }
+            t
+        }
+        Numeric::Int { bits, .. } => {
+            let b = (*bits).min(126);
+            vec![
+                int((1u128 << b) - 1),
+                int(1u128 << b),
+                int((1u128 << b) + 1),
+            ]
+        }
+    }
+}
+
+/// Whether the formats alone prove `from → to` exact (used for wide sources).
+fn provably_exact(from: &Numeric, to: &Numeric) -> bool {
+    match (from, to) {
+        (
+            Numeric::Int { bits, signed },
+            Numeric::Int {
+                bits: b2,
+                signed: s2,
+            },
+        ) => (signed == s2 && bits <= b2) || (!signed && *s2 && bits < b2),
+        (Numeric::Int { bits, signed }, Numeric::Float(f) | Numeric::Complex(f)) => {
+            let mag_bits = bits - *signed as u32; // |v| < 2^mag_bits (≤ for the signed minimum)
+            mag_bits <= f.mantissa_bits + 1 && (mag_bits as i32) <= max_exponent(f)
+        }
+        (Numeric::Float(a) | Numeric::Complex(a), Numeric::Float(b) | Numeric::Complex(b)) => {
+            if matches!((from, to), (Numeric::Complex(_), Numeric::Float(_))) {
+                return false;
+            }
+            b.mantissa_bits >= a.mantissa_bits
+                && max_exponent(b) >= max_exponent(a)
+                && min_exponent(b) <= min_exponent(a)
+                && (b.infinities || !a.infinities)
+        }
+        _ => false,
+    }
+}
+
+/// Exponent of the largest finite value's top bit.
+fn max_exponent(f: &FloatFormat) -> i32 {
+    match f.max_finite() {
+        Value::Finite { mant, exp, .. } => 127 - mant.leading_zeros() as i32 + exp,
+        _ => i32::MIN,
+    }
+}
+
+/// Exponent of the smallest positive value.
+fn min_exponent(f: &FloatFormat) -> i32 {
+    match f.decode(1) {
+        Value::Finite { exp, .. } => exp,
+        _ => i32::MAX,
+    }
+}
+
+/// Each class found, with its smallest witness and what it becomes.
+pub type Found = std::collections::BTreeMap<Class, (Value, Value)>;
+
+/// Classifies the conversion of every value of `from` into `to`.
+pub fn classify(
+    from: &Numeric,
+    to: &Numeric,
+    engine: Engine,
+) -> (Class, Vec<(Class, Witness)>, Method) {
+    let mut best: Found = Default::default();
+    let (values, exhaustive) = candidates(from, to);
+    for v in values {
+        let (class, back) = classify_value(v, to);
+        if class == Class::Exact {
+            continue;
+        }
+        let better = match best.get(&class) {
+            None => true,
+            Some((w, _)) => mag_lt(v, *w),
+        };
+        if better {
+            best.insert(class, (v, back));
+        }
+    }
+    let mut method = if exhaustive {
+        Method::Enumeration
+    } else {
+        Method::Search
+    };
+    if !exhaustive && best.is_empty() && provably_exact(from, to) {
+        method = Method::Formats;
+    } else if !exhaustive
+        && engine == Engine::Z3
+        && let Some(proved) = prove_cached(from, to, &best)
+    {
+        best = proved;
+        method = Method::Z3;
+    }
+    if let (Numeric::Complex(_), Numeric::Int { .. } | Numeric::Float(_)) = (from, to) {
+        let one = Value::Finite {
+            neg: false,
+            mant: 1,
+            exp: 0,
+        };
+        best.insert(Class::DropsComponent, (one, Value::zero(false)));
+    }
+    let all: Vec<(Class, Witness)> = best
+        .iter()
+        .map(|(c, (v, b))| {
+            let value = if *c == Class::DropsComponent {
+                "1j".to_string()
+            } else {
+                v.display()
+            };
+            let becomes = if *c == Class::DropsComponent {
+                "0".to_string()
+            } else {
+                b.display()
+            };
+            (*c, Witness { value, becomes })
+        })
+        .collect();
+    let class = match all.iter().map(|(c, _)| *c).max() {
+        Some(c) => c,
+        None if method != Method::Search => Class::Exact,
+        None => Class::Unknown,
+    };
+    (class, all, method)
+}
+
+/// z3's answer for a wide conversion, remembered per process: policies share most of them.
+fn prove_cached(from: &Numeric, to: &Numeric, found: &Found) -> Option<Found> {
+    #[cfg(feature = "z3")]
+    {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        type Cache = Mutex<HashMap<(Numeric, Numeric), Option<Found>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let key = (component(from), component(to));
+        if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return hit.clone();
+        }
+        let answer = prove(from, to, found).ok();
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, answer.clone());
+        answer
+    }
+    #[cfg(not(feature = "z3"))]
+    {
+        let _ = (from, to, found);
+        None
+    }
+}
+
+/// Decides every class of a wide conversion with z3, starting from the search's witnesses:
+/// each is proved the smallest, or replaced by a smaller one z3 finds; a class the search
+/// missed is proved absent or found. `Err` when z3 cannot encode the conversion, gives up, or
+/// a witness disagrees with the codec.
+#[cfg(feature = "z3")]
+pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, String> {
+    use crate::smt::solve::{Verdict, Z3Options, solve};
+    let (from, to) = (component(from), component(to));
+    let enc = crate::safety::smt::Encoding::new(&from, &to)
+        .ok_or_else(|| "z3 cannot encode this conversion".to_string())?;
+    if let Some(c) = found.keys().find(|c| !enc.classes().contains(c)) {
+        return Err(format!(
+            "the search found {} the encoding rules out",
+            c.key()
+        ));
+    }
+    // A model's witness, re-checked by the codec.
+    let model = |class: Class, below: Option<u128>| -> Result<Option<(Value, Value)>, String> {
+        match solve(
+            &enc.script(class, below),
+            &["x"],
+            enc.width,
+            Z3Options::default(),
+        ) {
+            Verdict::Holds => Ok(None),
+            Verdict::Violated { witnesses, .. } => {
+                let v = enc.decode(witnesses[0][0] as u64);
+                let (c, back) = classify_value(v, &to);
+                if c != class {
+                    return Err(format!(
+                        "z3's {} witness {} is {} by the codec",
+                        class.key(),
+                        v.display(),
+                        c.key()
+                    ));
+                }
+                Ok(Some((v, back)))
+            }
+            Verdict::Unknown(reason) => Err(reason),
+        }
+    };
+    let mut out = Found::new();
+    for class in enc.classes() {
+        let known = found.get(&class).copied();
+        let bound = known.map(|(v, _)| enc.magnitude(v));
+        let Some(mut best) = model(class, bound)?.or(known) else {
+            continue; // proved absent
+        };
+        if known.is_none_or(|k| k.0 != best.0) {
+            // z3 found a witness the search did not: bisect on the magnitude.
+            let (mut lo, mut hi) = (0u128, enc.magnitude(best.0));
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match model(class, Some(mid + 1))? {
+                    Some(w) => {
+                        hi = enc.magnitude(w.0);
+                        best = w;
+                    }
+                    None => lo = mid + 1,
+                }
+            }
+        }
+        // Of the two signs at the smallest magnitude, prefer the positive value.
+        let in_range = |mant: u128| match from {
+            Numeric::Int { bits, signed: true } => mant < 1u128 << (bits - 1),
+            _ => true,
+        };
+        if let Value::Finite {
+            neg: true,
+            mant,
+            exp,
+        } = best.0
+            && in_range(mant)
+        {
+            let pos = Value::Finite {
+                neg: false,
+                mant,
+                exp,
+            };
+            let (c, back) = classify_value(pos, &to);
+            if c == class {
+                best = (pos, back);
+            }
+        }
+        out.insert(class, best);
+    }
+    Ok(out)
+}
+
+/// The safety of every edge and every join of a policy, in declaration order.
+pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Conversion> {
+    let mut pairs: Vec<(usize, usize, &'static str)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |a: usize, j: usize, via: &'static str| {
+        if a != j && seen.insert((a, j)) {
+            pairs.push((a, j, via));
+        }
+    };
+    for e in &policy.edges {
+        push(e.from, e.to, "edge");
+    }
+    let n = table.n();
+    for a in 0..n {
+        for b in 0..n {
+            if let Some(j) = table.get(a, b) {
+                push(a, j, "join");
+            }
+        }
+    }
+    let formats: Vec<(usize, usize, &'static str, Numeric, Numeric)> = pairs
+        .into_iter()
+        .filter_map(|(a, j, via)| {
+            // A weak type without a materialisation has no values to analyse.
+            Some((a, j, via, Numeric::of(policy, a)?, Numeric::of(policy, j)?))
+        })
+        .collect();
+    let classified = parallel_map(&formats, |(_, _, _, fa, fj)| classify(fa, fj, engine));
+    formats
+        .iter()
+        .zip(classified)
+        .map(|((a, j, via, _, _), (class, all, decided_by))| Conversion {
+            from: policy.dtypes[*a].clone(),
+            to: policy.dtypes[*j].clone(),
+            via,
+            class,
+            witness: all
+                .iter()
+                .find(|(c, _)| *c == class)
+                .map(|(_, w)| w.clone()),
+            all,
+            decided_by,
+        })
+        .collect()
+}
+
+/// `f` over `items` on every core, results in order (z3 queries dominate and are independent).
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(items.len()).max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
+                        };
+                        done.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a safety worker panicked"))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(name: &str) -> Numeric {
+        match name {
+            "complex64" => Numeric::Complex(float_format("float32").unwrap()),
+            _ => match Source::named(name).unwrap() {
+                Source::Float(f) => Numeric::Float(f),
+                Source::Int { bits, signed } => Numeric::Int { bits, signed },
+            },
+        }
+    }
+
+    fn check(from: &str, to: &str) -> (Class, Option<(String, String)>) {
+        let (c, all, _) = classify(&num(from), &num(to), Engine::best());
+        let w = all
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map(|(_, w)| (w.value.clone(), w.becomes.clone()));
+        (c, w)
+    }
+
+    #[test]
+    fn issue_examples() {
+        assert_eq!(
+            check("int64", "float16"),
+            (Class::Overflow, Some(("65520".into(), "inf".into())))
+        );
+        assert_eq!(
+            check("int32", "float32"),
+            (
+                Class::PrecisionLoss,
+                Some(("16777217".into(), "16777216".into()))
+            )
+        );
+        assert_eq!(check("bfloat16", "float32").0, Class::Exact);
+        assert_eq!(
+            check("uint8", "float8_e4m3fn"),
+            (Class::PrecisionLoss, Some(("17".into(), "16".into())))
+        );
+        assert_eq!(
+            check("int8", "uint8"),
+            (Class::SignLoss, Some(("-1".into(), "255".into())))
+        );
+        assert_eq!(
+            check("uint8", "int8"),
+            (Class::Overflow, Some(("128".into(), "-128".into())))
+        );
+        assert_eq!(
+            check("complex64", "float32"),
+            (Class::DropsComponent, Some(("1j".into(), "0".into())))
+        );
+        assert_eq!(check("float32", "float64").0, Class::Exact);
+        assert_eq!(check("int16", "float32").0, Class::Exact);
+        assert_eq!(check("float16", "float8_e4m3fn").0, Class::Overflow);
+        assert_eq!(
+            check("int64", "float64"),
+            (
+                Class::PrecisionLoss,
+                Some(("9007199254740993".into(), "9007199254740992".into()))
+            )
+        );
+    }
+}
+
+/// The markdown table of `typejoin safety --format markdown`.
+pub fn markdown(conversions: &[Conversion]) -> String {
+    let mut t = String::from(
+        "| from | to | via | class | witness | decided by |\n|---|---|---|---|---|---|\n",
+    );
+    for c in conversions {
+        let w = c
+            .witness
+            .as_ref()
+            .map_or(String::new(), |w| format!("{} → {}", w.value, w.becomes));
+        t += &format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            c.from.replace('*', "\\*"),
+            c.to.replace('*', "\\*"),
+            c.via,
+            c.class.key(),
+            w,
+            c.decided_by.key()
+        );
+    }
+    t
+}
+
+/// One lintable safety class of a policy: its level and the conversions that show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LintResult {
+    pub class: Class,
+    pub level: crate::policy::spec::Level,
+    /// Conversions of this class (edges first, then joins, in declaration order).
+    pub conversions: Vec<Conversion>,
+}
+
+/// The policy's lints: for each lossy class that occurs and is not allowed, the conversions.
+pub fn lint(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<LintResult> {
+    let all = analyse(policy, table, engine);
+    [
+        Class::PrecisionLoss,
+        Class::Overflow,
+        Class::SignLoss,
+        Class::DropsComponent,
+    ]
+    .into_iter()
+    .filter_map(|class| {
+        let level = policy.lint_level(class.key());
+        let conversions: Vec<Conversion> =
+            all.iter().filter(|c| c.class == class).cloned().collect();
+        (level != crate::policy::spec::Level::Allow && !conversions.is_empty()).then_some(
+            LintResult {
+                class,
+                level,
+                conversions,
+            },
+        )
+    })
+    .collect()
+}
