@@ -145,6 +145,12 @@ pub(crate) enum Cmd {
         /// Output directory (the project's is docs/lattices).
         #[arg(long)]
         out: PathBuf,
+        /// The policies to document (`*.toml`, not recursing).
+        #[arg(long, default_value = "lattices")]
+        lattices: PathBuf,
+        /// The measured tables to compare them with (`*.json`, not recursing).
+        #[arg(long, default_value = "observed")]
+        observed: PathBuf,
     },
     /// What every value of one format becomes in another (bit-exact, correctly rounded).
     Cast {
@@ -288,10 +294,16 @@ pub(crate) fn read(path: &Path) -> Result<String, LoadError> {
     })
 }
 
-/// Files named on the command line, with directories expanded to their `.toml` and `.json`
-/// files (recursively, sorted, hidden entries skipped).
-pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// The files under `dir` whose extension is one of `exts`, sorted, hidden entries skipped;
+/// with `recurse`, in subdirectories too (each directory's entries sorted). The one directory
+/// walk of the CLI.
+pub(crate) fn files_in(dir: &Path, exts: &[&str], recurse: bool) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(
+        dir: &Path,
+        exts: &[&str],
+        recurse: bool,
+        out: &mut Vec<PathBuf>,
+    ) -> std::io::Result<()> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
             .map(|e| e.map(|e| e.path()))
             .collect::<Result<_, _>>()?;
@@ -303,22 +315,32 @@ pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                 continue;
             }
             if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "toml" || e == "json") {
+                if recurse {
+                    walk(&p, exts, recurse, out)?;
+                }
+            } else if p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) {
                 out.push(p);
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
+    walk(dir, exts, recurse, &mut out)?;
+    Ok(out)
+}
+
+/// Files named on the command line, with directories expanded to their `.toml` and `.json`
+/// files (recursively, sorted, hidden entries skipped).
+pub(crate) fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out).map_err(|e| {
+            out.extend(files_in(p, &["toml", "json"], true).map_err(|e| {
                 LoadError::one(Diagnostic::file(
                     &p.to_string_lossy(),
                     format!("cannot read directory: {e}"),
                 ))
-            })?;
+            })?);
         } else {
             out.push(p.clone());
         }
@@ -394,7 +416,11 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Cmd::Codegen { files, out } => codegen::codegen(&files, &out),
         Cmd::Run { cases, policy } => run::run_cases(&cases, &policy),
-        Cmd::Docs { out } => docs::docs(&out),
+        Cmd::Docs {
+            out,
+            lattices,
+            observed,
+        } => docs::docs(&out, &lattices, &observed),
         Cmd::Dot {
             file,
             output,

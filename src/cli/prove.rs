@@ -58,22 +58,7 @@ pub(crate) fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
 
 /// Every `.smt2` file under `dir`, sorted.
 pub(crate) fn smt2_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    fn walk(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()?;
-        entries.sort();
-        for e in entries {
-            if e.is_dir() {
-                walk(&e, out)?;
-            } else if e.extension().is_some_and(|x| x == "smt2") {
-                out.push(e);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    walk(dir, &mut files).map_err(|e| {
+    let files = files_in(dir, &["smt2"], true).map_err(|e| {
         LoadError::one(Diagnostic::file(
             &dir.to_string_lossy(),
             format!("cannot read: {e}"),

@@ -2670,20 +2670,31 @@ mod tests {
         Op::Minimum,
     ];
 
-    /// Every pair of codes of every format of at most 8 bits, every arithmetic op: the fast
-    /// path (the AVX-512 VBMI kernel where the CPU has it, else the pair table) gives the
-    /// general path's bits; and widening every code to float32 gives the codec's.
+    /// Every pair of codes of every format of at most 8 bits, every arithmetic op: the portable
+    /// fast path (the pair table, the widening table) gives the general path's bits; and
+    /// widening every code to float32 gives the codec's.
     #[test]
     fn every_pair_of_small_float_codes_equals_the_general_path() {
-        every_small_float_pair();
-        // And the portable fast paths (the pair table, the widening table) that the AVX-512
-        // kernels replace where the CPU has them.
         #[cfg(target_arch = "x86_64")]
-        {
-            crate::kernels::avx512::set_enabled(false);
-            every_small_float_pair();
-            crate::kernels::avx512::set_enabled(true);
-        }
+        crate::kernels::avx512::set_enabled(false);
+        every_small_float_pair();
+        #[cfg(target_arch = "x86_64")]
+        crate::kernels::avx512::set_enabled(true);
+    }
+
+    /// The same with the AVX-512 VBMI kernels that replace the tables where the CPU has them.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    #[cfg_attr(
+        not(typejoin_avx512vbmi),
+        ignore = "this CPU lacks AVX-512 VBMI: its kernels cannot run here"
+    )]
+    fn every_pair_of_small_float_codes_equals_the_general_path_with_avx512_vbmi() {
+        assert!(
+            crate::kernels::avx512::Kernel8::available(),
+            "built on a CPU with AVX-512 VBMI, but the kernels are not available"
+        );
+        every_small_float_pair();
     }
 
     fn every_small_float_pair() {

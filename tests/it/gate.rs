@@ -359,7 +359,7 @@ fn the_github_action_check_step_annotates_and_writes_sarif() {
     assert_valid(&log);
     let (code, stdout) = run_action("yaml", "lattices", &out);
     assert_eq!(code, Some(2));
-    assert!(stdout.starts_with("::error title=typejoin::numeric::format must be github or sarif"));
+    assert!(stdout.starts_with("::error title=typejoin::format must be github or sarif"));
     std::fs::remove_dir_all(&out).unwrap();
 }
 

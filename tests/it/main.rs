@@ -1,5 +1,6 @@
 //! One integration-test binary, data-driven over `lattices/`, `observed/` and `tests/data/`.
 
+mod architecture;
 mod casts;
 mod cli;
 mod codegen;
@@ -17,6 +18,7 @@ mod safety;
 #[cfg(feature = "z3")]
 mod smt;
 mod snapshots;
+mod soundness;
 mod suggest;
 
 use std::path::{Path, PathBuf};

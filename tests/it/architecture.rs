@@ -1,0 +1,190 @@
+//! The module layering of docs/architecture.md, enforced: the top-level modules of `src/` are
+//! declared in `lib.rs` in pipeline order, and a module may only name modules declared before
+//! it. A reference that points back (a cycle in the making) fails with the file and line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level modules in the order `lib.rs` declares them (`pub mod x;`).
+fn layers(lib: &str) -> Vec<String> {
+    lib.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';').to_string())
+        .collect()
+}
+
+/// `lib.rs`'s re-exports: a name at the crate root and the top-level module it comes from.
+fn reexports(lib: &str) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    for l in lib.lines() {
+        let Some(rest) = l.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let rest = rest.trim_end_matches(';');
+        let module = rest.split("::").next().unwrap().to_string();
+        let names = match rest.split_once('{') {
+            Some((_, names)) => names.trim_end_matches('}').to_string(),
+            None => rest.rsplit("::").next().unwrap().to_string(),
+        };
+        for n in names.split(',') {
+            map.insert(n.trim().to_string(), module.clone());
+        }
+    }
+    map
+}
+
+/// The top-level module a file of `src/` belongs to (`None` for lib.rs, main.rs and cli/).
+fn owner(rel: &Path) -> Option<String> {
+    let first = rel.components().next()?.as_os_str().to_string_lossy();
+    if rel.components().count() == 1 {
+        let stem = first.trim_end_matches(".rs").to_string();
+        return (stem != "lib" && stem != "main").then_some(stem);
+    }
+    (first != "cli").then(|| first.to_string())
+}
+
+/// Every `crate::NAME` a line names, including `use crate::{A, B::c}`.
+fn crate_refs(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("crate::") {
+        let after = &rest[i + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let head = item.trim().split("::").next().unwrap_or("").trim();
+                if !head.is_empty() {
+                    out.push(head.to_string());
+                }
+            }
+        } else {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.push(name);
+        }
+        rest = after;
+    }
+    out
+}
+
+#[test]
+fn top_level_modules_depend_only_on_earlier_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let order = layers(&lib);
+    assert!(order.len() >= 10, "lib.rs declares {order:?}");
+    let rank: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
+    let roots = reexports(&lib);
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut backwards = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let Some(from) = owner(rel) else { continue };
+        assert!(
+            rank.contains_key(from.as_str()),
+            "{} is not under a module lib.rs declares",
+            rel.display()
+        );
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for name in crate_refs(code) {
+                let to = match roots.get(&name) {
+                    Some(m) => m.clone(),
+                    None if rank.contains_key(name.as_str()) => name,
+                    None => continue,
+                };
+                if to == from {
+                    continue;
+                }
+                if rank[to.as_str()] > rank[from.as_str()] {
+                    backwards.push(format!(
+                        "src/{}:{}: `{from}` names `{to}`, which lib.rs declares after it",
+                        rel.display(),
+                        i + 1
+                    ));
+                }
+                edges.insert((from.clone(), to));
+            }
+        }
+    }
+    assert!(
+        backwards.is_empty(),
+        "dependencies must point down the pipeline (docs/architecture.md):\n{}",
+        backwards.join("\n")
+    );
+    // The check must see the real graph: these edges are the pipeline's spine.
+    for (a, b) in [
+        ("policy", "numeric"),
+        ("order", "policy"),
+        ("laws", "order"),
+        ("smt", "laws"),
+        ("safety", "smt"),
+        ("check", "safety"),
+        ("kernels", "promote"),
+        ("output", "check"),
+        ("design", "laws"),
+    ] {
+        assert!(
+            edges.contains(&(a.to_string(), b.to_string())),
+            "expected `{a}` to use `{b}`: {edges:?}"
+        );
+    }
+}
+
+#[test]
+fn architecture_doc_lists_the_layers_in_order() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with("Layers, lowest first:"))
+        .expect("docs/architecture.md has a `Layers, lowest first:` line");
+    let listed: Vec<String> = line["Layers, lowest first:".len()..]
+        .split('→')
+        .map(|m| m.trim().trim_matches('`').trim_end_matches('.').to_string())
+        .collect();
+    assert_eq!(listed, layers(&lib));
+}
+
+#[test]
+fn the_checker_sees_use_groups_and_paths() {
+    assert_eq!(
+        crate_refs("use crate::{Input, policy::spec::Policy};"),
+        ["Input", "policy"]
+    );
+    assert_eq!(
+        crate_refs("let x = crate::safety::lint(crate::laws::X);"),
+        ["safety", "laws"]
+    );
+    assert_eq!(
+        owner(Path::new("kernels/ops.rs")).as_deref(),
+        Some("kernels")
+    );
+    assert_eq!(owner(Path::new("check.rs")).as_deref(), Some("check"));
+    assert_eq!(owner(Path::new("cli/check.rs")), None);
+}
