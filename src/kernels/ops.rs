@@ -60,6 +60,7 @@ pub enum UnaryOp {
 }
 
 impl Op {
+    /// The binary ops of the catalogue (`numeric::op::CATALOGUE`, tested equal), as variants.
     pub const ALL: [(&'static str, Op); 17] = [
         ("add", Op::Add),
         ("subtract", Op::Subtract),
@@ -2669,6 +2670,33 @@ mod tests {
         Op::Maximum,
         Op::Minimum,
     ];
+
+    /// The kernels' binary and unary ops are the catalogue's kernel ops, in its order.
+    #[test]
+    fn ops_are_the_catalogues() {
+        use crate::numeric::op::{Arity, CATALOGUE};
+        let binary: Vec<&str> = CATALOGUE
+            .iter()
+            .filter(|o| o.kernel && o.arity == Arity::Binary)
+            .map(|o| o.name)
+            .collect();
+        let kernels: Vec<&str> = Op::ALL.iter().map(|(n, _)| *n).collect();
+        assert_eq!(binary, kernels);
+        let unary: Vec<&str> = CATALOGUE
+            .iter()
+            .filter(|o| o.arity == Arity::Unary)
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(unary, ["negative", "absolute"]);
+        for (name, op) in Op::ALL {
+            let rule = crate::numeric::op::info(name).unwrap().rule;
+            assert_eq!(
+                op.is_comparison(),
+                rule == crate::numeric::op::Rule::Compare,
+                "{name}"
+            );
+        }
+    }
 
     /// Every pair of codes of every format of at most 8 bits, every arithmetic op: the portable
     /// fast path (the pair table, the widening table) gives the general path's bits; and

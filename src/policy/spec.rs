@@ -13,32 +13,6 @@ use crate::numeric::dtype;
 use crate::numeric::format::NanEncoding;
 use crate::policy::diag::{Diagnostic, LoadError, Source, did_you_mean};
 
-/// Ops a policy may attach rules to (the kernel set's ops, plus `matmul`).
-pub const KNOWN_OPS: &[&str] = &[
-    "add",
-    "subtract",
-    "multiply",
-    "true_divide",
-    "floor_divide",
-    "power",
-    "maximum",
-    "minimum",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "negative",
-    "absolute",
-    "sum",
-    "astype",
-    "matmul",
-];
-
 /// A validated policy: dtypes in declaration order and Hasse edges between their indices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
@@ -508,10 +482,13 @@ impl<'a> Validator<'a> {
         let mut rules = Vec::new();
         for (op, rule) in &raw.ops {
             let name = op.get_ref();
-            if !KNOWN_OPS.contains(&name.as_str()) {
-                let help = match did_you_mean(name, KNOWN_OPS.iter().copied()) {
+            if crate::numeric::op::info(name).is_none() {
+                let help = match did_you_mean(name, crate::numeric::op::names()) {
                     Some(s) => format!("did you mean `{s}`?"),
-                    None => format!("known ops: {}", KNOWN_OPS.join(", ")),
+                    None => format!(
+                        "known ops: {}",
+                        crate::numeric::op::names().collect::<Vec<_>>().join(", ")
+                    ),
                 };
                 self.error(op.span(), format!("unknown op `{name}`"), Some(help));
                 continue;
