@@ -102,12 +102,24 @@ pub fn element_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
 }
 
+/// `Ok` when `shape` holds exactly `given` elements.
+fn check_length(shape: &[usize], given: usize) -> Result<(), ArrayError> {
+    let expected = element_count(shape).ok_or_else(|| ArrayError::TooLarge {
+        shape: shape.to_vec(),
+    })?;
+    if given != expected {
+        return Err(ArrayError::Length {
+            shape: shape.to_vec(),
+            expected,
+            given,
+        });
+    }
+    Ok(())
+}
+
 impl Array {
     /// An array of `dtype` and `shape` over `data`, checked against the invariant.
     pub fn new(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
-        let n = element_count(&shape).ok_or_else(|| ArrayError::TooLarge {
-            shape: shape.clone(),
-        })?;
         if data.unit() != dtype.unit() {
             return Err(ArrayError::Storage {
                 dtype: dtype.name(),
@@ -115,13 +127,7 @@ impl Array {
                 given: data.unit(),
             });
         }
-        if data.len() != n {
-            return Err(ArrayError::Length {
-                shape,
-                expected: n,
-                given: data.len(),
-            });
-        }
+        check_length(&shape, data.len())?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
         let bad = match &data {
@@ -147,16 +153,7 @@ impl Array {
         shape: Vec<usize>,
         bits: &[[u64; 2]],
     ) -> Result<Array, ArrayError> {
-        let n = element_count(&shape).ok_or_else(|| ArrayError::TooLarge {
-            shape: shape.clone(),
-        })?;
-        if bits.len() != n {
-            return Err(ArrayError::Length {
-                shape,
-                expected: n,
-                given: bits.len(),
-            });
-        }
+        check_length(&shape, bits.len())?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
         if let Some(bad) = bits.iter().find(|b| b[0] > limit || b[1] > limit) {
