@@ -47,7 +47,16 @@ impl Default for Z3Options {
 /// The time limit is enforced by our own watchdog thread calling `Z3_interrupt`, not by z3's
 /// `timeout` parameter: the libz3 4.8 timer can stall when several solvers run on parallel
 /// threads, which is exactly how `verify` and the test harness use it.
+///
+/// Each call gets a fresh z3 context, so its models (and the witnesses shown) depend only on
+/// the script: a context reused across queries on a worker thread would answer with whatever
+/// the thread solved before, and the output would vary from run to run.
 pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
+    z3::with_z3_config(&z3::Config::new(), || solve_here(script, vars, width, opts))
+}
+
+/// [`solve`] in the thread's current context.
+fn solve_here(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
     use std::sync::{Condvar, Mutex};
     use std::time::{Duration, Instant};
     // The logic the script declares picks z3's non-incremental strategy for it, which is

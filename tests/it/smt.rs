@@ -339,3 +339,41 @@ fn z3_engine_report_matches_exhaustive_verdicts() {
     let assoc = z3.law(Law::Associativity).unwrap();
     assert_eq!((assoc.count, assoc.exact), (4, false));
 }
+
+/// A query's models depend on its script alone: solving other checks first on the same thread
+/// (as `verify`'s workers do) must not change the witnesses a limited enumeration returns, or
+/// `check --engine z3` prints different witnesses from run to run.
+#[test]
+fn z3_witnesses_do_not_depend_on_earlier_queries() {
+    let input = load("observed/seed_numpy.json");
+    let opts = Z3Options {
+        timeout_ms: 60_000,
+        limit: 4,
+    };
+    let alone: Vec<Verdict> = solve::verify(&input, opts)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect();
+    // Every check again on this one thread, after the others, in reverse order.
+    let t = input.table();
+    let prefix = smt::table_prefix(t);
+    let w = smt::width(t.n());
+    let mut after: Vec<(Check, Verdict)> = smt::checks(&input)
+        .into_iter()
+        .rev()
+        .map(|c| (c, solve::solve(&smt::body(c, &prefix), c.vars(), w, opts)))
+        .collect();
+    after.reverse();
+    let after: Vec<Verdict> = after.into_iter().map(|(_, v)| v).collect();
+    assert_eq!(alone, after);
+    assert!(
+        alone.iter().any(|v| matches!(
+            v,
+            Verdict::Violated {
+                complete: false,
+                ..
+            }
+        )),
+        "some law must have more witnesses than the limit, or the test shows nothing"
+    );
+}
