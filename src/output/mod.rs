@@ -2,6 +2,7 @@
 //! Hasse diagrams ([`dot`]), documentation pages ([`pages`]) and Rust promotion modules
 //! ([`codegen`]). Each takes values and returns text; none reads or writes files.
 
+pub mod cast;
 pub mod codegen;
 pub mod dot;
 pub mod gate;
