@@ -129,8 +129,36 @@ pub enum CheckError {
     Disagreement(String),
 }
 
+impl Options {
+    /// `Err(NoZ3)` when an engine these options name is not built in; [`check`] says the same
+    /// for each input, a caller checking many says it once, before reading any.
+    pub fn available(&self) -> Result<(), CheckError> {
+        let z3 = self.engine != Engine::Exhaustive || self.lints == safety::Engine::Z3;
+        if z3 && !cfg!(feature = "z3") {
+            return Err(CheckError::NoZ3);
+        }
+        Ok(())
+    }
+}
+
+/// The exit code of a check run (DESIGN.md): 2 when an input could not be read or checked,
+/// else 1 when a law is violated or a denied lint fires, else 2 when a law is undecided,
+/// else 0.
+pub fn exit_code(checked: &[Checked], input_errors: bool) -> u8 {
+    if input_errors {
+        2
+    } else if checked.iter().any(Checked::failed) {
+        1
+    } else if checked.iter().any(|c| !c.ok()) {
+        2
+    } else {
+        0
+    }
+}
+
 /// Checks `input`'s laws with `opts.engine`, then its lints with `opts.lints`.
 pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
+    opts.available()?;
     let (report, warnings) = laws(input, opts)?;
     let lints = match input {
         Input::Policy { policy, joins, .. } => safety::lint(policy, &joins.table, opts.lints),

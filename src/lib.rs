@@ -14,8 +14,9 @@
 //! - [`check`]: laws by the chosen engine plus lints, composed once;
 //! - [`promote`] and [`generated`]: the promotion tables codegen writes for the kernels;
 //! - [`kernels`]: typed arrays, the CPU reference kernels and the conformance runner;
-//! - [`output`]: renderers (reports, CI annotations, diagrams, pages, Rust code);
-//! - [`design`]: explain, diff, suggest.
+//! - [`design`]: explain, diff, suggest;
+//! - [`output`]: renderers, one per output format, of every value above (reports, CI
+//!   annotations, tables, casts, safety, diffs, suggestions, diagrams, pages, Rust code).
 //!
 //! Library functions take text and return values; only the binary reads and writes files.
 
@@ -41,9 +42,9 @@ pub mod generated;
 
 pub mod kernels;
 
-pub mod output;
-
 pub mod design;
+
+pub mod output;
 
 pub use check::{Checked, Engine};
 pub use laws::{CheckOptions, Law, Report, Status};

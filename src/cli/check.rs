@@ -16,12 +16,17 @@ pub(crate) fn check(
     timeout: u32,
     err_color: bool,
 ) -> Result<u8, LoadError> {
-    if engine != Engine::Exhaustive && !cfg!(feature = "z3") {
-        return Err(LoadError::one(
-            Diagnostic::file("typejoin", "this typejoin was built without z3")
+    let opts = typejoin::check::Options {
+        timeout_ms: timeout,
+        witnesses: o.witnesses,
+        ..typejoin::check::Options::with(engine)
+    };
+    opts.available().map_err(|e| {
+        LoadError::one(
+            Diagnostic::file("typejoin", e.to_string())
                 .with_help("use `--engine exhaustive`, or rebuild with the default `z3` feature"),
-        ));
-    }
+        )
+    })?;
     let files = expand(paths)?;
     if files.is_empty() {
         return Err(LoadError::one(
@@ -52,11 +57,6 @@ pub(crate) fn check(
                 continue;
             }
         };
-        let opts = typejoin::check::Options {
-            timeout_ms: timeout,
-            witnesses: o.witnesses,
-            ..typejoin::check::Options::with(engine)
-        };
         let report = match typejoin::check::check(&input, opts) {
             Ok(checked) => {
                 for w in &checked.warnings {
@@ -82,22 +82,10 @@ pub(crate) fn check(
         reports.push(report);
     }
     if let CheckFormat::Json = format {
-        let mut files: Vec<serde_json::Value> = reports
-            .iter()
-            .map(|r| typejoin::output::render::json_file(r, o))
-            .collect();
-        for e in &failed {
-            let d = &e.diagnostics[0];
-            files.push(serde_json::json!({
-                "path": d.path, "ok": false, "error": e.to_string(),
-                "violations": [],
-            }));
-        }
-        let doc = serde_json::json!({ "files": files });
-        let _ = writeln!(
+        let _ = write!(
             stdout,
             "{}",
-            serde_json::to_string_pretty(&doc).expect("JSON serialises")
+            typejoin::output::render::json_doc(&reports, &failed, o)
         );
     }
     match format {
@@ -110,15 +98,8 @@ pub(crate) fn check(
         CheckFormat::Human | CheckFormat::Json => {}
     }
     let _ = stdout.flush();
-    let violated = reports.iter().any(|r| r.failed());
-    let undecided = reports.iter().any(|r| !r.ok());
-    Ok(if !failed.is_empty() || internal {
-        2
-    } else if violated {
-        1
-    } else if undecided {
-        2
-    } else {
-        0
-    })
+    Ok(typejoin::check::exit_code(
+        &reports,
+        !failed.is_empty() || internal,
+    ))
 }

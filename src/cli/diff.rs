@@ -16,9 +16,9 @@ pub(crate) fn diff(
     let (a, b) = (load(a)?, load(b)?);
     let d = typejoin::design::diff::diff(&a, &b, materialise);
     let text = match format {
-        DiffFormat::Text => typejoin::design::diff::text(&d),
-        DiffFormat::Markdown => typejoin::design::diff::markdown(&d),
-        DiffFormat::Json => typejoin::design::diff::json(&d),
+        DiffFormat::Text => typejoin::output::diff::text(&d),
+        DiffFormat::Markdown => typejoin::output::diff::markdown(&d),
+        DiffFormat::Json => typejoin::output::diff::json(&d),
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

@@ -435,16 +435,16 @@ pub fn run(cli: Cli) -> ExitCode {
             threads,
             policy,
             runs,
-        } => bench::bench(
-            &op,
-            &lhs,
-            rhs.as_deref(),
-            to.as_deref(),
+        } => bench::bench(&typejoin::kernels::bench::Spec {
+            op: &op,
+            lhs: &lhs,
+            rhs: rhs.as_deref(),
+            to: to.as_deref(),
             n,
             threads,
-            &policy,
+            policy: &policy,
             runs,
-        ),
+        }),
         Cmd::Prove {
             file,
             out,

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use typejoin::Input;
+use typejoin::output;
 use typejoin::policy::diag::{Diagnostic, LoadError};
 
 use super::*;
@@ -30,41 +31,9 @@ pub(crate) fn safety(
     };
     let conversions = typejoin::safety::analyse(policy, &joins.table, engine);
     let text = match format {
-        SafetyFormat::Json => {
-            let list: Vec<serde_json::Value> = conversions
-                .iter()
-                .map(|c| {
-                    serde_json::json!({
-                        "from": c.from, "to": c.to, "via": c.via, "class": c.class.key(),
-                        "witness": c.witness,
-                        "decided_by": c.decided_by.key(),
-                        "all": c.all.iter().map(|(k, w)| serde_json::json!({"class": k.key(), "value": w.value, "becomes": w.becomes})).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            let doc = serde_json::json!({"policy": policy.name, "conversions": list});
-            let mut t = serde_json::to_string_pretty(&doc).expect("JSON serialises");
-            t.push('\n');
-            t
-        }
-        SafetyFormat::Markdown => typejoin::safety::markdown(&conversions),
-        SafetyFormat::Text => {
-            let mut t = String::new();
-            for c in &conversions {
-                let w = c.witness.as_ref().map_or(String::new(), |w| {
-                    format!(": {} becomes {}", w.value, w.becomes)
-                });
-                t += &format!(
-                    "{:<18} → {:<18} {:<4}  {:<11}  {}{w}\n",
-                    c.from,
-                    c.to,
-                    c.via,
-                    c.decided_by.key(),
-                    c.class.key()
-                );
-            }
-            t
-        }
+        SafetyFormat::Json => output::safety::json(&policy.name, &conversions),
+        SafetyFormat::Markdown => output::safety::markdown(&conversions),
+        SafetyFormat::Text => output::safety::text(&conversions),
     };
     print!("{text}");
     Ok(0)

@@ -47,8 +47,8 @@ pub(crate) fn suggest(
     let s = typejoin::design::suggest::suggest(&policy, name, decl.as_ref(), options)
         .map_err(|e| usage(e, "see `typejoin suggest --help`"))?;
     let text = match format {
-        SuggestFormat::Json => typejoin::design::suggest::json(&s),
-        SuggestFormat::Text => typejoin::design::suggest::text(&s),
+        SuggestFormat::Json => typejoin::output::suggest::json(&s),
+        SuggestFormat::Text => typejoin::output::suggest::text(&s),
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

@@ -15,9 +15,9 @@ pub(crate) fn table(
     let input = load(file)?;
     let t = input.table();
     let text = match format {
-        TableFormat::Text => t.to_text(),
-        TableFormat::Markdown => t.to_markdown(),
-        TableFormat::Csv => t.to_csv(),
+        TableFormat::Text => typejoin::output::table::text(t),
+        TableFormat::Markdown => typejoin::output::table::markdown(t),
+        TableFormat::Csv => typejoin::output::table::csv(t),
         TableFormat::Json => match &input {
             Input::Observed(o) => t.to_json(
                 &o.name,

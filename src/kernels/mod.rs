@@ -6,6 +6,7 @@
 pub mod array;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
+pub mod bench;
 pub mod cast;
 pub mod conformance;
 pub mod ops;

@@ -4,7 +4,11 @@
 
 pub mod cast;
 pub mod codegen;
+pub mod diff;
 pub mod dot;
 pub mod gate;
 pub mod pages;
 pub mod render;
+pub mod safety;
+pub mod suggest;
+pub mod table;

@@ -33,7 +33,7 @@ pub fn policy_page(p: &PolicyPage) -> String {
     s += "## Laws\n\n```text\n";
     s += p.report.trim_end();
     s += "\n```\n\n## Join table\n\nRow ∨ column; `—` marks a pair without a join (a promotion error).\n\n";
-    s += &p.table.to_markdown();
+    s += &super::table::markdown(p.table);
     s += "\n## Safety of every promotion\n\nWhat each edge and each join does to the values of the \
           smaller dtype, with the smallest witness (docs/formats.md).\n\n";
     s += p.safety_markdown;
@@ -163,7 +163,7 @@ pub fn generate(
             diagram: &format!("{stem}.svg"),
             table: &joins.table,
             report: &report_text,
-            safety_markdown: &crate::safety::markdown(&conversions),
+            safety_markdown: &super::safety::markdown(&conversions),
         });
         files.push((format!("{stem}.md"), page));
         index.push((stem, policy.summary.clone()));

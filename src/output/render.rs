@@ -253,6 +253,27 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
     out
 }
 
+/// The `check --format json` document: one entry per checked file, then one per file that
+/// could not be read or parsed (`ok: false`, its error, no violations).
+pub fn json_doc(
+    checked: &[Checked],
+    failed: &[crate::policy::diag::LoadError],
+    o: ReportOptions,
+) -> String {
+    let mut files: Vec<Value> = checked.iter().map(|c| json_file(c, o)).collect();
+    for e in failed {
+        let path = e.diagnostics.first().map_or("", |d| d.path.as_str());
+        files.push(json!({
+            "path": path, "ok": false, "error": e.to_string(),
+            "violations": [],
+        }));
+    }
+    let mut out =
+        serde_json::to_string_pretty(&json!({ "files": files })).expect("JSON serialises");
+    out.push('\n');
+    out
+}
+
 /// One file's entry of the `check --format json` document.
 pub fn json_file(c: &Checked, o: ReportOptions) -> Value {
     let r = &c.report;

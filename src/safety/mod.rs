@@ -799,29 +799,6 @@ mod tests {
     }
 }
 
-/// The markdown table of `typejoin safety --format markdown`.
-pub fn markdown(conversions: &[Conversion]) -> String {
-    let mut t = String::from(
-        "| from | to | via | class | witness | decided by |\n|---|---|---|---|---|---|\n",
-    );
-    for c in conversions {
-        let w = c
-            .witness
-            .as_ref()
-            .map_or(String::new(), |w| format!("{} → {}", w.value, w.becomes));
-        t += &format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            c.from.replace('*', "\\*"),
-            c.to.replace('*', "\\*"),
-            c.via,
-            c.class.key(),
-            w,
-            c.decided_by.key()
-        );
-    }
-    t
-}
-
 /// One lintable safety class of a policy: its level and the conversions that show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LintResult {

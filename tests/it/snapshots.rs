@@ -32,7 +32,7 @@ fn shipped_policies_reports_and_tables() {
         let body = format!(
             "{}\n{}",
             render::human(&report, verbose),
-            input.table().to_text()
+            typejoin::output::table::text(input.table())
         );
         insta::assert_snapshot!(snapshot_name(&path), body);
     }

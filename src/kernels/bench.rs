@@ -1,0 +1,174 @@
+//! Kernel timing for `typejoin bench`: random bit patterns in, output preallocated, one
+//! warm-up, then timed runs on a rayon pool of the given size. The `scripts/bench_*` scripts
+//! and `docs/performance.md` are built from its measurements.
+
+use serde::Serialize;
+
+use crate::policy::diag::{Diagnostic, LoadError};
+
+/// What to time.
+#[derive(Clone, Debug)]
+pub struct Spec<'a> {
+    /// An elementwise binary op (`add`, `multiply`, …) or `astype`.
+    pub op: &'a str,
+    pub lhs: &'a str,
+    /// The second operand's dtype (binary ops).
+    pub rhs: Option<&'a str>,
+    /// The destination dtype of `astype`.
+    pub to: Option<&'a str>,
+    /// Elements.
+    pub n: usize,
+    pub threads: usize,
+    /// A generated policy (`jax`, `array-api`, …) that gives the result dtype.
+    pub policy: &'a str,
+    /// Timed runs, after one warm-up.
+    pub runs: usize,
+}
+
+/// One measurement: the best and median time per element, and the bandwidth of the best run
+/// (bytes read and written).
+#[derive(Clone, Debug, Serialize)]
+pub struct Measurement {
+    pub op: String,
+    pub lhs: String,
+    pub rhs: Option<String>,
+    pub out: String,
+    pub n: usize,
+    pub threads: usize,
+    pub ns_per_element_best: f64,
+    pub ns_per_element_median: f64,
+    pub gb_per_s_best: f64,
+}
+
+/// Times the kernel `spec` names. Errors name the flag to change.
+pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
+    let &Spec {
+        op,
+        lhs,
+        rhs,
+        to,
+        n,
+        threads,
+        policy,
+        runs,
+    } = spec;
+    use crate::kernels::array::Array;
+    use crate::kernels::ops::{self, Arg};
+    use crate::numeric::dtype::DType;
+    let usage = |msg: String, help: &str| {
+        LoadError::one(Diagnostic::file("typejoin bench", msg).with_help(help))
+    };
+    let policy = crate::kernels::policy(policy)?;
+    let dtype = |name: &str| {
+        crate::numeric::dtype::canonical(name)
+            .and_then(DType::named)
+            .ok_or_else(|| usage(format!("unknown dtype `{name}`"), "use a catalogue name"))
+    };
+    let mut rng = crate::synth::Rng::new(7);
+    let random = |d: DType, rng: &mut crate::synth::Rng| {
+        let w = d.pattern_bits();
+        let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let bits: Vec<[u64; 2]> = (0..n)
+            .map(|_| {
+                [
+                    rng.next_u64() & mask,
+                    if d.is_complex() {
+                        rng.next_u64() & mask
+                    } else {
+                        0
+                    },
+                ]
+            })
+            .collect();
+        Array::from_bits(d, vec![n], &bits).expect("fits")
+    };
+    let a = random(dtype(lhs)?, &mut rng);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| usage(format!("cannot start {threads} threads: {e}"), "use fewer"))?;
+    type Kernel<'a> = Box<dyn FnMut() -> Result<(), crate::kernels::ops::OpError> + Send + 'a>;
+    let (out_name, rhs_name, bytes, mut kernel): (String, Option<String>, usize, Kernel) = if op
+        == "astype"
+    {
+        let to = dtype(to.ok_or_else(|| usage("astype needs --to".into(), "e.g. --to float32"))?)?;
+        let mut out = Array::zeros(to, vec![n])
+            .map_err(|e| LoadError::one(Diagnostic::file("-n", e.to_string())))?;
+        let bytes = n * (unit_bytes(a.dtype()) + unit_bytes(to));
+        (
+            to.name().to_string(),
+            None,
+            bytes,
+            Box::new(move || ops::astype_into(&a, &mut out)),
+        )
+    } else {
+        let o = ops::Op::named(op).ok_or_else(|| {
+            usage(
+                format!("unknown op `{op}`"),
+                "elementwise binary ops, or astype",
+            )
+        })?;
+        let rhs = dtype(
+            rhs.ok_or_else(|| usage("a binary op needs --rhs".into(), "e.g. --rhs float32"))?,
+        )?;
+        let b = random(rhs, &mut rng);
+        let (x, y) = (Arg::Array(a), Arg::Array(b));
+        let probe = ops::binary(policy, o, &x, &y)
+            .map_err(|e| usage(e.message, "pick dtypes the policy promotes"))?;
+        let bytes = n * (unit_bytes(x_dtype(&x)) + unit_bytes(rhs) + unit_bytes(probe.dtype()));
+        let name = probe.dtype().name().to_string();
+        let mut out = probe;
+        (
+            name,
+            Some(rhs.name().to_string()),
+            bytes,
+            Box::new(move || ops::binary_into(policy, o, &x, &y, &mut out)),
+        )
+    };
+    let mut times = Vec::with_capacity(runs);
+    pool.install(|| -> Result<(), LoadError> {
+        let fail = |e: crate::kernels::ops::OpError| {
+            usage(e.message, "see `typejoin run` for the op's rules")
+        };
+        kernel().map_err(fail)?;
+        for _ in 0..runs.max(1) {
+            let t = std::time::Instant::now();
+            kernel().map_err(fail)?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        Ok(())
+    })?;
+    times.sort_by(f64::total_cmp);
+    let best = times[0];
+    let median = times[times.len() / 2];
+    Ok(Measurement {
+        op: op.to_string(),
+        lhs: dtype(lhs)?.name().to_string(),
+        rhs: rhs_name,
+        out: out_name,
+        n,
+        threads: threads.max(1),
+        ns_per_element_best: best * 1e9 / n as f64,
+        ns_per_element_median: median * 1e9 / n as f64,
+        gb_per_s_best: bytes as f64 / best / 1e9,
+    })
+}
+
+fn x_dtype(a: &crate::kernels::ops::Arg) -> crate::numeric::dtype::DType {
+    match a {
+        crate::kernels::ops::Arg::Array(a) => a.dtype(),
+        crate::kernels::ops::Arg::Scalar(_) => unreachable!("bench operands are arrays"),
+    }
+}
+
+/// Bytes of one storage unit.
+fn unit_bytes(d: crate::numeric::dtype::DType) -> usize {
+    use crate::numeric::dtype::Unit;
+    match d.unit() {
+        Unit::U8 => 1,
+        Unit::U16 => 2,
+        Unit::U32 => 4,
+        Unit::U64 | Unit::C64 => 8,
+        Unit::C128 => 16,
+    }
+}
