@@ -103,10 +103,17 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         )
     } else {
         let o = ops::Op::named(op).ok_or_else(|| {
-            usage(
-                format!("unknown op `{op}`"),
-                "elementwise binary ops, or astype",
-            )
+            let binary: Vec<&str> = ops::Op::ALL.iter().map(|(n, _)| *n).collect();
+            let help = crate::policy::diag::did_you_mean(op, binary.iter().copied()).map_or_else(
+                || {
+                    format!(
+                        "the elementwise binary ops ({}), or astype",
+                        binary.join(", ")
+                    )
+                },
+                |s| format!("did you mean `{s}`?"),
+            );
+            usage(format!("unknown op `{op}`"), &help)
         })?;
         let rhs = dtype(
             rhs.ok_or_else(|| usage("a binary op needs --rhs".into(), "e.g. --rhs float32"))?,

@@ -155,15 +155,10 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
         }
         return ops::binary(policy, o, &args[0], &args[1]);
     }
+    if let Some(u) = UnaryOp::named(op) {
+        return ops::unary(u, &array_arg(&args, 0, op)?);
+    }
     match op {
-        "negative" | "absolute" => {
-            let u = if op == "negative" {
-                UnaryOp::Negative
-            } else {
-                UnaryOp::Absolute
-            };
-            ops::unary(u, &array_arg(&args, 0, op)?)
-        }
         "astype" => {
             let to = parse_dtype(
                 case.get("dtype")

@@ -59,6 +59,34 @@ pub enum UnaryOp {
     Absolute,
 }
 
+impl UnaryOp {
+    /// The unary ops of the catalogue (tested equal), as variants.
+    pub const ALL: [(&'static str, UnaryOp); 2] = [
+        ("negative", UnaryOp::Negative),
+        ("absolute", UnaryOp::Absolute),
+    ];
+
+    pub fn named(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, o)| *o)
+    }
+
+    pub fn name(self) -> &'static str {
+        UnaryOp::ALL
+            .iter()
+            .find(|(_, o)| *o == self)
+            .expect("listed")
+            .0
+    }
+
+    /// The op's catalogue entry.
+    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
+        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
+    }
+}
+
 impl Op {
     /// The binary ops of the catalogue (`numeric::op::CATALOGUE`, tested equal), as variants.
     pub const ALL: [(&'static str, Op); 17] = [
@@ -87,6 +115,11 @@ impl Op {
 
     pub fn name(self) -> &'static str {
         Op::ALL.iter().find(|(_, o)| *o == self).expect("listed").0
+    }
+
+    /// The op's catalogue entry.
+    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
+        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
     }
 
     fn is_comparison(self) -> bool {
@@ -935,37 +968,39 @@ fn prepare<'a>(arg: &'a Arg, compute: DType, shape: &[usize]) -> Result<Input<'a
     })
 }
 
-/// Why `op` is not defined on computation dtype `c`, if it is not.
+/// Why `op` is not defined on computation dtype `c`, if it is not: the catalogue's accepted
+/// kinds (`numeric::op`) decide, the message says what to do instead.
 fn unsupported(op: Op, c: DType) -> Option<String> {
+    let kinds = op.info().kinds;
+    if kinds.accepts(c.kind()) {
+        return None;
+    }
     let name = c.name();
-    match (op, c) {
-        (
-            o,
-            DType::Float32
-            | DType::Float64
-            | DType::Small(_)
-            | DType::Complex64
-            | DType::Complex128,
-        ) if o.is_bitwise() => Some(format!(
+    Some(match (op, c) {
+        (o, _) if o.is_bitwise() => format!(
             "{} is not defined for {name}; bitwise ops take integers and bool",
             o.name()
-        )),
+        ),
         (Op::Subtract, DType::Bool) => {
-            Some("subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into())
+            "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
         }
-        (Op::FloorDivide | Op::Power, DType::Bool) => Some(format!(
+        (Op::FloorDivide | Op::Power, DType::Bool) => format!(
             "{} is not defined for bool; cast to an integer dtype first",
             op.name()
-        )),
-        (Op::TrueDivide, DType::Bool | DType::Int { .. }) => Some(format!(
+        ),
+        (Op::TrueDivide, DType::Bool | DType::Int { .. }) => format!(
             "true_divide of {name} needs a float result and the policy has no [ops.true_divide] rule"
-        )),
-        (Op::FloorDivide | Op::Power, DType::Complex64 | DType::Complex128) => Some(format!(
+        ),
+        (Op::FloorDivide | Op::Power, DType::Complex64 | DType::Complex128) => format!(
             "{} is not implemented for {name} in the reference kernels",
             op.name()
-        )),
-        _ => None,
-    }
+        ),
+        _ => format!(
+            "{} is not defined for {name}; it takes {}",
+            op.name(),
+            kinds.describe()
+        ),
+    })
 }
 
 /// The result dtype, shape and prepared operands of `op(a, b)`.
@@ -1988,10 +2023,21 @@ fn run_complex(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
 /// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
 pub fn unary(op: UnaryOp, a: &Array) -> Result<Array, OpError> {
     let d = a.dtype;
-    if op == UnaryOp::Negative && d == DType::Bool {
+    let kinds = op.info().kinds;
+    if !kinds.accepts(d.kind()) {
         return err(
             ErrorKind::Unsupported,
-            "negative is not defined for bool (NumPy: use logical_not)",
+            match (op, d) {
+                (UnaryOp::Negative, DType::Bool) => {
+                    "negative is not defined for bool (NumPy: use logical_not)".to_string()
+                }
+                _ => format!(
+                    "{} is not defined for {}; it takes {}",
+                    op.name(),
+                    d.name(),
+                    kinds.describe()
+                ),
+            },
         );
     }
     let out_dtype = match (op, d) {
@@ -2671,6 +2717,54 @@ mod tests {
         Op::Minimum,
     ];
 
+    /// The catalogue's accepted kinds are what the kernels do: an op on two arrays of one
+    /// dtype is refused as unsupported exactly when the catalogue does not accept the dtype's
+    /// kind (true_divide: the kind of the float it computes in).
+    #[test]
+    fn accepted_kinds_are_the_kernels() {
+        let mut refused = 0;
+        for info in crate::numeric::dtype::CATALOGUE {
+            let Some(d) = DType::named(info.name) else {
+                continue;
+            };
+            if !jax().dtypes.contains(&d.name()) {
+                continue;
+            }
+            let a = Array::zeros(d, vec![1]).unwrap();
+            for (name, op) in Op::ALL {
+                let compute = if op == Op::TrueDivide {
+                    let o = crate::promote::Operand::Array(d);
+                    jax().true_divide_type(o, o).unwrap()
+                } else {
+                    d
+                };
+                let got = binary(jax(), op, &Arg::Array(a.clone()), &Arg::Array(a.clone()));
+                let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
+                assert_eq!(
+                    unsupported,
+                    !op.info().kinds.accepts(compute.kind()),
+                    "{name} on {d:?}: {:?}",
+                    got.err()
+                );
+                refused += usize::from(unsupported);
+            }
+            for (name, op) in UnaryOp::ALL {
+                let got = unary(op, &a);
+                let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
+                assert_eq!(
+                    unsupported,
+                    !op.info().kinds.accepts(d.kind()),
+                    "{name} on {d:?}"
+                );
+                refused += usize::from(unsupported);
+            }
+        }
+        assert!(
+            refused > 20,
+            "only {refused} refusals: the test reached too little"
+        );
+    }
+
     /// The kernels' binary and unary ops are the catalogue's kernel ops, in its order.
     #[test]
     fn ops_are_the_catalogues() {
@@ -2687,7 +2781,8 @@ mod tests {
             .filter(|o| o.arity == Arity::Unary)
             .map(|o| o.name)
             .collect();
-        assert_eq!(unary, ["negative", "absolute"]);
+        let kernels: Vec<&str> = UnaryOp::ALL.iter().map(|(n, _)| *n).collect();
+        assert_eq!(unary, kernels);
         for (name, op) in Op::ALL {
             let rule = crate::numeric::op::info(name).unwrap().rule;
             assert_eq!(

@@ -241,6 +241,11 @@ impl DType {
         }
     }
 
+    /// The catalogue kind (bool, signed, unsigned, float, small float, complex).
+    pub fn kind(self) -> Kind {
+        kind(self.name())
+    }
+
     pub fn is_int(self) -> bool {
         matches!(self, DType::Int { .. })
     }

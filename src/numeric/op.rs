@@ -1,6 +1,10 @@
 //! The op catalogue: every op a policy may attach rules to and the kernels may run, with its
-//! arity and how its result dtype is found. The policy parser (`[ops]` keys), the kernels'
-//! `Op`/`UnaryOp`, and the conformance runner read this one list, in this order.
+//! arity, the kinds of computation dtype it accepts, and how its result dtype is found. The
+//! policy parser (`[ops]` keys), the kernels' `Op`/`UnaryOp` and their kind checks, the
+//! conformance runner, `bench`, and the op table of docs/kernels.md read this one list, in this
+//! order: adding an op starts here.
+
+use crate::numeric::dtype::Kind;
 
 /// How many operands an op takes, and of what sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,21 +37,84 @@ pub enum Rule {
     Accumulate,
 }
 
+/// The kinds of computation dtype an op is defined on (after promotion), as the kernels run it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kinds {
+    pub bool: bool,
+    /// Signed and unsigned integers.
+    pub integer: bool,
+    /// Real floats, small formats included.
+    pub float: bool,
+    pub complex: bool,
+}
+
+impl Kinds {
+    const fn of(bool: bool, integer: bool, float: bool, complex: bool) -> Kinds {
+        Kinds {
+            bool,
+            integer,
+            float,
+            complex,
+        }
+    }
+
+    /// Whether a computation dtype of `kind` is accepted (weak and unknown kinds never are:
+    /// a computation dtype is concrete).
+    pub fn accepts(self, kind: Kind) -> bool {
+        match kind {
+            Kind::Bool => self.bool,
+            Kind::Signed | Kind::Unsigned => self.integer,
+            Kind::Float | Kind::SmallFloat => self.float,
+            Kind::Complex => self.complex,
+            Kind::Weak | Kind::Other => false,
+        }
+    }
+
+    /// `bool, integer, float, complex`, the accepted ones.
+    pub fn describe(self) -> String {
+        [
+            (self.bool, "bool"),
+            (self.integer, "integer"),
+            (self.float, "float"),
+            (self.complex, "complex"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, k)| *k)
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+}
+
+/// Every kind.
+const ANY: Kinds = Kinds::of(true, true, true, true);
+/// Numbers: not bool (NumPy refuses `subtract`, `negative`, … on bool).
+const NUMBERS: Kinds = Kinds::of(false, true, true, true);
+/// Integers and bool.
+const BITS: Kinds = Kinds::of(true, true, false, false);
+/// Inexact results only: integer operands reach it promoted by `[ops.true_divide]`.
+const INEXACT: Kinds = Kinds::of(false, false, true, true);
+/// Real numbers, not bool: the kernels have no complex floor division or power.
+const REAL_NUMBERS: Kinds = Kinds::of(false, true, true, false);
+
 /// One op of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
     pub name: &'static str,
     pub arity: Arity,
     pub rule: Rule,
+    /// The kinds of computation dtype the kernels accept.
+    pub kinds: Kinds,
     /// Whether the reference kernels run it (`matmul` is only a policy rule).
     pub kernel: bool,
 }
 
-const fn op(name: &'static str, arity: Arity, rule: Rule) -> OpInfo {
+const fn op(name: &'static str, arity: Arity, rule: Rule, kinds: Kinds) -> OpInfo {
     OpInfo {
         name,
         arity,
         rule,
+        kinds,
         kernel: true,
     }
 }
@@ -57,31 +124,32 @@ use Rule::*;
 
 /// Every op, binary ops first in the kernels' order.
 pub const CATALOGUE: &[OpInfo] = &[
-    op("add", Binary, Join),
-    op("subtract", Binary, Join),
-    op("multiply", Binary, Join),
-    op("true_divide", Binary, TrueDivide),
-    op("floor_divide", Binary, Join),
-    op("power", Binary, Join),
-    op("maximum", Binary, Join),
-    op("minimum", Binary, Join),
-    op("equal", Binary, Compare),
-    op("not_equal", Binary, Compare),
-    op("less", Binary, Compare),
-    op("less_equal", Binary, Compare),
-    op("greater", Binary, Compare),
-    op("greater_equal", Binary, Compare),
-    op("bitwise_and", Binary, Join),
-    op("bitwise_or", Binary, Join),
-    op("bitwise_xor", Binary, Join),
-    op("negative", Unary, Same),
-    op("absolute", Unary, Same),
-    op("sum", Reduction, Accumulate),
-    op("astype", Cast, Target),
+    op("add", Binary, Join, ANY),
+    op("subtract", Binary, Join, NUMBERS),
+    op("multiply", Binary, Join, ANY),
+    op("true_divide", Binary, TrueDivide, INEXACT),
+    op("floor_divide", Binary, Join, REAL_NUMBERS),
+    op("power", Binary, Join, REAL_NUMBERS),
+    op("maximum", Binary, Join, ANY),
+    op("minimum", Binary, Join, ANY),
+    op("equal", Binary, Compare, ANY),
+    op("not_equal", Binary, Compare, ANY),
+    op("less", Binary, Compare, ANY),
+    op("less_equal", Binary, Compare, ANY),
+    op("greater", Binary, Compare, ANY),
+    op("greater_equal", Binary, Compare, ANY),
+    op("bitwise_and", Binary, Join, BITS),
+    op("bitwise_or", Binary, Join, BITS),
+    op("bitwise_xor", Binary, Join, BITS),
+    op("negative", Unary, Same, NUMBERS),
+    op("absolute", Unary, Same, ANY),
+    op("sum", Reduction, Accumulate, ANY),
+    op("astype", Cast, Target, ANY),
     OpInfo {
         name: "matmul",
         arity: Binary,
         rule: Join,
+        kinds: ANY,
         kernel: false,
     },
 ];
