@@ -1,0 +1,339 @@
+//! `astype`: conversions between every pair of dtypes, through the fast casters where they apply and the codec elsewhere.
+
+use super::*;
+
+/// `astype` into a preallocated output of dtype `out.dtype` and `a`'s shape.
+pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
+    if out.shape != a.shape {
+        return err(ErrorKind::Input, "astype keeps the shape");
+    }
+    let fast = |d: DType| d.float_format().filter(|_| !d.is_complex());
+    if let (Some(f), Some(t)) = (fast(a.dtype), fast(out.dtype)) {
+        #[cfg(target_arch = "x86_64")]
+        if let (Data::U8(i), Data::U32(o), DType::Float32, Some(k)) =
+            (&a.data, &mut out.data, out.dtype, kernel8(a.dtype))
+        {
+            // 8-bit → 32-bit: the AVX-512 VBMI byte-plane widening of the codec's table.
+            zip_chunks(i, i, o, |i, _, o, store| k.widen(store, i, o));
+            return Ok(());
+        }
+        let caster = Caster::new(&f, &t);
+        // Large arrays convert in parallel chunks (the cast is elementwise).
+        macro_rules! go {
+            ($i:expr) => {
+                match &mut out.data {
+                    Data::U8(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U16(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U32(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    Data::U64(o) => zip_chunks($i, $i, o, |i, _, o, store| caster.run_to(store, i, o)),
+                    _ => unreachable!("real storage"),
+                }
+            };
+        }
+        match &a.data {
+            Data::U8(i) => go!(i),
+            Data::U16(i) => go!(i),
+            Data::U32(i) => go!(i),
+            Data::U64(i) => go!(i),
+            _ => unreachable!("real storage"),
+        }
+        return Ok(());
+    }
+    if !astype_ints(a, out) {
+        *out = astype_general(a, out.dtype);
+    }
+    Ok(())
+}
+
+/// Sign extension of a stored integer pattern of the storage type's full width.
+pub(super) trait Extend: crate::kernels::cast::Unit {
+    fn sext(self) -> i64;
+}
+
+macro_rules! extend {
+    ($($u:ty => $i:ty),*) => {$(
+        impl Extend for $u {
+            #[inline(always)]
+            fn sext(self) -> i64 {
+                self as $i as i64
+            }
+        }
+    )*};
+}
+extend!(u8 => i8, u16 => i16, u32 => i32, u64 => i64);
+
+/// `astype` between real dtypes where one side is an integer or bool, with `convert_bits`'s
+/// semantics (integers wrap; floats truncate, saturate, NaN → 0; bool is `value != 0`;
+/// integers to floats round to nearest even), which are those of Rust's `as`:
+/// - from bool or an integer of 8, 16, 32 or 64 bits to bool, an integer, float32 or float64,
+///   and from float32 or float64 to bool or an integer: one `as` conversion per element (the
+///   saturating float → integer ones written as selects, which vectorise);
+/// - from any other source of at most 16 bits (bool, int4, float16, float8, …): a table of
+///   every source pattern, built by `convert_bits` once per pair of dtypes.
+///
+/// Returns `false` (doing nothing) for float to float (the caster's) and for 32- or 64-bit
+/// integers to the small float formats (`astype_general`'s per-element codec).
+pub(super) fn astype_ints(a: &Array, out: &mut Array) -> bool {
+    let (from, to) = (a.dtype, out.dtype);
+    if from.is_complex() || to.is_complex() || (from.is_float() && to.is_float()) {
+        return false;
+    }
+    let (standard, wide_float) = (
+        |d: DType| {
+            matches!(
+                d,
+                DType::Int {
+                    bits: 8 | 16 | 32 | 64,
+                    ..
+                }
+            )
+        },
+        |d: DType| matches!(d, DType::Float32 | DType::Float64),
+    );
+    let int_like = |d: DType| matches!(d, DType::Bool | DType::Int { .. });
+    let as_source = standard(from) || from == DType::Bool;
+    if (as_source && (int_like(to) || wide_float(to))) || (wide_float(from) && int_like(to)) {
+        as_conversions(a, out);
+        return true;
+    }
+    if from.pattern_bits() > 16 {
+        return false;
+    }
+    type TableCache = Mutex<HashMap<(DType, DType), Arc<Vec<u64>>>>;
+    static TABLES: OnceLock<TableCache> = OnceLock::new();
+    let table = TABLES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry((from, to))
+        .or_insert_with(|| {
+            Arc::new(
+                (0..1u64 << from.pattern_bits())
+                    .map(|p| convert_bits(from, to, p))
+                    .collect(),
+            )
+        })
+        .clone();
+    let mask = table.len() as u64 - 1;
+    macro_rules! go {
+        ($i:expr, $o:expr) => {
+            convert_chunks($i, $o, |x| table[(x as u64 & mask) as usize])
+        };
+    }
+    macro_rules! each_out {
+        ($i:expr) => {
+            match &mut out.data {
+                Data::U8(o) => go!($i, o),
+                Data::U16(o) => go!($i, o),
+                Data::U32(o) => go!($i, o),
+                Data::U64(o) => go!($i, o),
+                _ => unreachable!("real storage"),
+            }
+        };
+    }
+    match &a.data {
+        Data::U8(i) => each_out!(i),
+        Data::U16(i) => each_out!(i),
+        _ => unreachable!("at most 16 bits"),
+    }
+    true
+}
+
+/// `o[k] = f(i[k])` as bits, in parallel chunks for large arrays. The chunk loop is
+/// monomorphic; the parallel split takes it as `dyn`, so that the split is compiled once per
+/// pair of storage types, not once per conversion.
+pub(super) fn convert_chunks<S: crate::kernels::cast::Unit, D: crate::kernels::cast::Unit>(
+    i: &[S],
+    o: &mut [D],
+    f: impl Fn(S) -> u64 + Sync,
+) {
+    let isa = Isa::detect();
+    let body = |i: &[S], _: &[S], o: &mut [D], store: Store| {
+        isa.map2(store, i, i, o, |x, _| D::from_bits(f(x)))
+    };
+    zip_chunks(
+        i,
+        i,
+        o,
+        &body as &(dyn Fn(&[S], &[S], &mut [D], Store) + Sync),
+    )
+}
+
+/// The `as` conversions of `astype_ints`, one monomorphic loop per pair of storage types the
+/// dtypes can have.
+pub(super) fn as_conversions(a: &Array, out: &mut Array) {
+    use crate::kernels::cast::Unit;
+    let (from, to) = (a.dtype, out.dtype);
+    // The destination integer's width, mask and range (two's-complement patterns of `w` bits).
+    let (w, signed_to) = match to {
+        DType::Int { bits, signed } => (bits, signed),
+        _ => (1, false),
+    };
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    // The range of a destination that fits i32 lanes (every one but uint32 and the 64-bit
+    // ones), as f32 where that is exact (at most 24 bits) and as f64.
+    let fits_i32 = w < 32 || (w == 32 && signed_to);
+    let (lo, hi) = match signed_to {
+        true => ((1i64 << (w - 1)).wrapping_neg(), (mask >> 1) as i64),
+        false => (0, mask as i64),
+    };
+    let (lo32, hi32, lo64, hi64) = (lo as f32, hi as f32, lo as f64, hi as f64);
+    let mask32 = mask as u32;
+    let signed_from = matches!(from, DType::Int { signed: true, .. });
+    // `$conv` maps a source element `x` (of its storage type) to the destination's bits, for
+    // each listed source and destination storage.
+    macro_rules! go {
+        ($i:expr, $o:expr, |$x:ident| $conv:expr) => {
+            convert_chunks($i, $o, |$x| $conv as u64)
+        };
+    }
+    // `$x` truncated toward zero and saturated to [lo, hi] (within i32), NaN → 0: what `as`
+    // does, as selects the compiler vectorises.
+    macro_rules! saturate {
+        ($x:expr, $lo:expr, $hi:expr) => {{
+            let x = $x;
+            let c = if x.is_nan() { 0.0 } else { x };
+            let c = if c < $lo { $lo } else { c };
+            let c = if c > $hi { $hi } else { c };
+            // SAFETY: `c` is finite and within [lo, hi], inside i32's range.
+            unsafe { c.to_int_unchecked::<i32>() }
+        }};
+    }
+    // The same for the 64-bit integer `$t`, whose largest value float64 cannot hold: from
+    // `2^64` or `2^63` (`$top`) up the result is `$t::MAX`, below it truncation is exact.
+    macro_rules! saturate64 {
+        ($x:expr, $t:ty, $top:expr) => {{
+            let x = $x;
+            let c = if x.is_nan() { 0.0 } else { x };
+            let c = if c < <$t>::MIN as f64 {
+                <$t>::MIN as f64
+            } else {
+                c
+            };
+            let big = c >= $top;
+            let c = if big { 0.0 } else { c };
+            // SAFETY: `c` is finite and within [MIN, top), inside `$t`'s range.
+            let r = unsafe { c.to_int_unchecked::<$t>() };
+            if big { <$t>::MAX } else { r }
+        }};
+    }
+    macro_rules! conv_out {
+        ($i:ident, [$($vo:ident),*], |$x:ident| $conv:expr) => {
+            match &mut out.data {
+                $(Data::$vo(o) => go!($i, o, |$x| $conv),)*
+                _ => unreachable!("the destination dtype's storage"),
+            }
+        };
+    }
+    macro_rules! conv {
+        ([$($vi:ident),*] -> $outs:tt, |$x:ident| $conv:expr) => {
+            match &a.data {
+                $(Data::$vi(i) => conv_out!(i, $outs, |$x| $conv),)*
+                _ => unreachable!("the source dtype's storage"),
+            }
+        };
+    }
+    match (from, to) {
+        (DType::Int { .. } | DType::Bool, DType::Bool) => {
+            conv!([U8, U16, U32, U64] -> [U8], |x| x != 0)
+        }
+        (DType::Int { .. }, DType::Int { .. }) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.sext() as u64 & mask)
+        }
+        (DType::Int { .. } | DType::Bool, DType::Int { .. }) => {
+            conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.bits() & mask)
+        }
+        (DType::Int { .. }, DType::Float32) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U32], |x| (x.sext() as f32).to_bits())
+        }
+        (DType::Int { .. } | DType::Bool, DType::Float32) => {
+            conv!([U8, U16, U32, U64] -> [U32], |x| (x.bits() as f32).to_bits())
+        }
+        (DType::Int { .. }, DType::Float64) if signed_from => {
+            conv!([U8, U16, U32, U64] -> [U64], |x| (x.sext() as f64).to_bits())
+        }
+        (DType::Int { .. } | DType::Bool, DType::Float64) => {
+            conv!([U8, U16, U32, U64] -> [U64], |x| (x.bits() as f64).to_bits())
+        }
+        (DType::Float32, DType::Bool) => conv!([U32] -> [U8], |x| f32::from_bits(x) != 0.0),
+        (DType::Float64, DType::Bool) => conv!([U64] -> [U8], |x| f64::from_bits(x) != 0.0),
+        // Saturating float → integer conversions in i32 lanes where the range fits, clamped
+        // in float first (`saturate!`), which vectorises where `as`'s saturation does not.
+        (DType::Float32, _) if w <= 24 => conv!([U32] -> [U8, U16, U32], |x| {
+            saturate!(f32::from_bits(x), lo32, hi32) as u32 & mask32
+        }),
+        (DType::Float32, _) if fits_i32 => conv!([U32] -> [U8, U16, U32], |x| {
+            saturate!(f32::from_bits(x) as f64, lo64, hi64) as u32 & mask32
+        }),
+        (DType::Float64, _) if fits_i32 => conv!([U64] -> [U8, U16, U32], |x| {
+            saturate!(f64::from_bits(x), lo64, hi64) as u32 & mask32
+        }),
+        (DType::Float32, _) if w == 32 => conv!([U32] -> [U32], |x| {
+            saturate64!(f32::from_bits(x) as f64, i64, 2f64.powi(63)).clamp(0, hi)
+        }),
+        (DType::Float64, _) if w == 32 => conv!([U64] -> [U32], |x| {
+            saturate64!(f64::from_bits(x), i64, 2f64.powi(63)).clamp(0, hi)
+        }),
+        (DType::Float32, _) if signed_to => {
+            conv!([U32] -> [U64], |x| saturate64!(f32::from_bits(x) as f64, i64, 2f64.powi(63)))
+        }
+        (DType::Float32, _) => {
+            conv!([U32] -> [U64], |x| saturate64!(f32::from_bits(x) as f64, u64, 2f64.powi(64)))
+        }
+        (DType::Float64, _) if signed_to => {
+            conv!([U64] -> [U64], |x| saturate64!(f64::from_bits(x), i64, 2f64.powi(63)))
+        }
+        (DType::Float64, _) => {
+            conv!([U64] -> [U64], |x| saturate64!(f64::from_bits(x), u64, 2f64.powi(64)))
+        }
+        _ => unreachable!("astype_ints chose these pairs"),
+    }
+}
+
+/// `a.astype(to)`: `typejoin cast` semantics element by element (complex → real keeps the real
+/// part, as NumPy does with a ComplexWarning).
+pub fn astype(a: &Array, to: DType) -> Array {
+    if a.dtype == to {
+        return a.clone();
+    }
+    if a.dtype.is_complex() || to.is_complex() {
+        return astype_general(a, to);
+    }
+    let mut out = Array::zeroed(to, a.shape.clone());
+    astype_into(a, &mut out).expect("same shape");
+    out
+}
+
+/// `astype` element by element through `convert_bits` (the codec): what the fast paths of
+/// `astype_into` are held to, and the path of the pairs they leave (complex dtypes, 32- and
+/// 64-bit integers to the small float formats).
+pub(super) fn astype_general(a: &Array, to: DType) -> Array {
+    let n = a.len();
+    let bits: Vec<[u64; 2]> = (0..n)
+        .map(|i| {
+            if to.is_complex() {
+                let (re, im) = complex_at(a, i, to);
+                let f = to.float_format().expect("parts");
+                let enc = |x: f64| f.encode(Value::from_f64(x));
+                [enc(re), enc(im)]
+            } else if a.dtype.is_complex() {
+                let part = match a.dtype {
+                    DType::Complex64 => DType::Float32,
+                    _ => DType::Float64,
+                };
+                let re = match &a.data {
+                    Data::C64(v) => v[i][0] as u64,
+                    Data::C128(v) => v[i][0],
+                    _ => unreachable!(),
+                };
+                [convert_bits(part, to, re), 0]
+            } else {
+                [convert_bits(a.dtype, to, raw(&a.data, i)), 0]
+            }
+        })
+        .collect();
+    Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept")
+}
+
+// ---------------------------------------------------------------------------------------------
+// sum

@@ -1,0 +1,339 @@
+//! The general chunked path: per-op stages over lane buffers (float, integer, comparison), the binary dispatcher over the fused fast paths, and the unary ops.
+
+use super::*;
+
+/// NumPy's `npy_divmod` floor division for floats.
+#[inline(always)]
+pub(super) fn floor_div_f64(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        (0.0f64).copysign(a / b)
+    }
+}
+
+#[inline(always)]
+pub(super) fn floor_div_f32(a: f32, b: f32) -> f32 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 { f + 1.0 } else { f }
+    } else {
+        (0.0f32).copysign(a / b)
+    }
+}
+
+macro_rules! float_stage {
+    ($name:ident, $t:ty, $floor:ident) => {
+        fn $name(op: Op, a: &[$t], b: &[$t], out: &mut [$t]) {
+            let it = out.iter_mut().zip(a.iter().zip(b));
+            match op {
+                Op::Add => it.for_each(|(o, (&x, &y))| *o = x + y),
+                Op::Subtract => it.for_each(|(o, (&x, &y))| *o = x - y),
+                Op::Multiply => it.for_each(|(o, (&x, &y))| *o = x * y),
+                Op::TrueDivide => it.for_each(|(o, (&x, &y))| *o = x / y),
+                Op::FloorDivide => it.for_each(|(o, (&x, &y))| *o = $floor(x, y)),
+                Op::Power => it.for_each(|(o, (&x, &y))| *o = (x as f64).powf(y as f64) as $t),
+                // NaN propagates; ties (+0 vs -0) give the second operand.
+                Op::Maximum => it.for_each(|(o, (&x, &y))| {
+                    *o = if x.is_nan() || x > y {
+                        x
+                    } else if y.is_nan() {
+                        y
+                    } else {
+                        y
+                    }
+                }),
+                Op::Minimum => {
+                    it.for_each(|(o, (&x, &y))| *o = if x.is_nan() || x < y { x } else { y })
+                }
+                _ => unreachable!("arithmetic"),
+            }
+        }
+    };
+}
+float_stage!(stage_f32, f32, floor_div_f32);
+float_stage!(stage_f64, f64, floor_div_f64);
+
+pub(super) fn compare<T: PartialOrd + Copy>(op: Op, a: &[T], b: &[T], out: &mut [u8]) {
+    let it = out.iter_mut().zip(a.iter().zip(b));
+    match op {
+        Op::Equal => it.for_each(|(o, (x, y))| *o = (x == y) as u8),
+        Op::NotEqual => it.for_each(|(o, (x, y))| *o = (x != y) as u8),
+        Op::Less => it.for_each(|(o, (x, y))| *o = (x < y) as u8),
+        Op::LessEqual => it.for_each(|(o, (x, y))| *o = (x <= y) as u8),
+        Op::Greater => it.for_each(|(o, (x, y))| *o = (x > y) as u8),
+        Op::GreaterEqual => it.for_each(|(o, (x, y))| *o = (x >= y) as u8),
+        _ => unreachable!("comparison"),
+    }
+}
+
+/// Integer ops on i64 lanes holding values of a `bits`-bit integer (unsigned 64-bit values
+/// reinterpreted): wrapping, then truncated by the store.
+pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], out: &mut [i64]) {
+    let it = out.iter_mut().zip(a.iter().zip(b));
+    let unsigned64 = !signed && bits == 64;
+    match op {
+        Op::Add => it.for_each(|(o, (&x, &y))| *o = x.wrapping_add(y)),
+        Op::Subtract => it.for_each(|(o, (&x, &y))| *o = x.wrapping_sub(y)),
+        Op::Multiply => it.for_each(|(o, (&x, &y))| *o = x.wrapping_mul(y)),
+        Op::FloorDivide if unsigned64 => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                ((x as u64) / (y as u64)) as i64
+            }
+        }),
+        Op::FloorDivide => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                let q = x.wrapping_div(y);
+                if (x % y != 0) && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+        }),
+        Op::Power => it.for_each(|(o, (&x, &y))| {
+            let (mut base, mut e, mut r) = (x, y as u64, 1i64);
+            while e > 0 {
+                if e & 1 == 1 {
+                    r = r.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                e >>= 1;
+            }
+            *o = r;
+        }),
+        Op::Maximum if unsigned64 => {
+            it.for_each(|(o, (&x, &y))| *o = (x as u64).max(y as u64) as i64)
+        }
+        Op::Minimum if unsigned64 => {
+            it.for_each(|(o, (&x, &y))| *o = (x as u64).min(y as u64) as i64)
+        }
+        Op::Maximum => it.for_each(|(o, (&x, &y))| *o = x.max(y)),
+        Op::Minimum => it.for_each(|(o, (&x, &y))| *o = x.min(y)),
+        Op::BitwiseAnd => it.for_each(|(o, (&x, &y))| *o = x & y),
+        Op::BitwiseOr => it.for_each(|(o, (&x, &y))| *o = x | y),
+        Op::BitwiseXor => it.for_each(|(o, (&x, &y))| *o = x ^ y),
+        _ => unreachable!("integer op"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving: broadcasting, chunks, threads
+
+pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    if fused_float(op, c, x, y, out)
+        || fused_small(op, c, x, y, out)
+        || fused_halves(op, c, x, y, out)
+        || fused_pairs(op, c, x, y, out)
+        || fused_int(op, c, x, y, out)
+    {
+        return;
+    }
+    run_chunked(op, c, x, y, out)
+}
+
+/// The general path: per chunk, load (converting) into lane buffers, compute, store.
+pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    let (xd, yd) = (&x.array.data, &y.array.data);
+    let (xt, yt) = (x.array.dtype, y.array.dtype);
+    match c {
+        DType::Float32 | DType::Small(_) => {
+            let (lx, ly) = (f32_loader(xt, c), f32_loader(yt, c));
+            let store = F32Store::new(c);
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0f32; CHUNK], [0f32; CHUNK], [0f32; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], f32_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], f32_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    compare(op, &a[..n], &b[..n], o);
+                } else {
+                    stage_f32(op, &a[..n], &b[..n], &mut r[..n]);
+                    let mut bits = [0u32; CHUNK];
+                    store.store(&r[..n], &mut bits, chunk);
+                }
+            });
+        }
+        DType::Float64 => {
+            let (lx, ly) = (f64_loader(xt), f64_loader(yt));
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0f64; CHUNK], [0f64; CHUNK], [0f64; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], f64_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], f64_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    compare(op, &a[..n], &b[..n], o);
+                } else {
+                    stage_f64(op, &a[..n], &b[..n], &mut r[..n]);
+                    store_f64(&r[..n], chunk);
+                }
+            });
+        }
+        DType::Bool | DType::Int { .. } => {
+            let (bits, signed) = match c {
+                DType::Int { bits, signed } => (bits, signed),
+                _ => (1, false),
+            };
+            let op = match (c, op) {
+                (DType::Bool, Op::Add) => Op::BitwiseOr,
+                (DType::Bool, Op::Multiply) => Op::BitwiseAnd,
+                _ => op,
+            };
+            let (lx, ly) = (int_loader(xt, c), int_loader(yt, c));
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0i64; CHUNK], [0i64; CHUNK], [0i64; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], int_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], int_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    if !signed && bits == 64 {
+                        let (ua, ub): (Vec<u64>, Vec<u64>) = (
+                            a[..n].iter().map(|&v| v as u64).collect(),
+                            b[..n].iter().map(|&v| v as u64).collect(),
+                        );
+                        compare(op, &ua, &ub, o);
+                    } else {
+                        compare(op, &a[..n], &b[..n], o);
+                    }
+                } else {
+                    stage_int(op, signed, bits, &a[..n], &b[..n], &mut r[..n]);
+                    store_int(&r[..n], chunk, bits);
+                }
+            });
+        }
+        DType::Complex64 | DType::Complex128 => run_complex(op, c, x, y, out),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Complex
+
+/// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
+pub fn unary(op: UnaryOp, a: &Array) -> Result<Array, OpError> {
+    let d = a.dtype;
+    let kinds = op.info().kinds;
+    if !kinds.accepts(d.kind()) {
+        return err(
+            ErrorKind::Unsupported,
+            match (op, d) {
+                (UnaryOp::Negative, DType::Bool) => {
+                    "negative is not defined for bool (NumPy: use logical_not)".to_string()
+                }
+                _ => format!(
+                    "{} is not defined for {}; it takes {}",
+                    op.name(),
+                    d.name(),
+                    kinds.describe()
+                ),
+            },
+        );
+    }
+    let out_dtype = match (op, d) {
+        (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
+        (UnaryOp::Absolute, DType::Complex128) => DType::Float64,
+        _ => d,
+    };
+    let mut out = Array::zeroed(out_dtype, a.shape.clone());
+    match d {
+        DType::Bool => out.data = a.data.clone(),
+        DType::Int { bits, signed } => {
+            let unsigned = !signed;
+            let l = int_loader(d, d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0i64; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], int_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => x.wrapping_neg(),
+                        UnaryOp::Absolute if unsigned => *x,
+                        UnaryOp::Absolute => x.wrapping_abs(),
+                    };
+                }
+                store_int(&v[..n], chunk, bits);
+            });
+        }
+        DType::Float32 | DType::Small(_) => {
+            let l = f32_loader(d, d);
+            let store = F32Store::new(d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0f32; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], f32_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => -*x,
+                        UnaryOp::Absolute => x.abs(),
+                    };
+                }
+                let mut bits = [0u32; CHUNK];
+                store.store(&v[..n], &mut bits, chunk);
+            });
+        }
+        DType::Float64 => {
+            let l = f64_loader(d);
+            for_chunks(&mut out.data, |start, chunk| {
+                let n = chunk.len();
+                let mut v = [0f64; CHUNK];
+                load_into(&l, &a.data, start, false, &mut v[..n], f64_lane);
+                for x in &mut v[..n] {
+                    *x = match op {
+                        UnaryOp::Negative => -*x,
+                        UnaryOp::Absolute => x.abs(),
+                    };
+                }
+                store_f64(&v[..n], chunk);
+            });
+        }
+        DType::Complex64 | DType::Complex128 => {
+            let n = a.len();
+            let mut bits = Vec::with_capacity(n);
+            for i in 0..n {
+                let (re, im) = complex_at(a, i, d);
+                bits.push(match (op, d) {
+                    (UnaryOp::Negative, DType::Complex64) => {
+                        [canon32(-(re as f32)) as u64, canon32(-(im as f32)) as u64]
+                    }
+                    (UnaryOp::Negative, _) => [canon64(-re), canon64(-im)],
+                    // hypot of the float32 parts, computed in f64 and rounded once.
+                    (UnaryOp::Absolute, DType::Complex64) => {
+                        [canon32(re.hypot(im) as f32) as u64, 0]
+                    }
+                    (UnaryOp::Absolute, _) => [canon64(re.hypot(im)), 0],
+                });
+            }
+            out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,579 @@
+//! Fused fast paths: loops specialised by computation dtype and operand shape (same-dtype floats, small floats through float32, F16C, AVX-512 VBMI lookup kernels, integer pairs), each falling back to the general path by returning false.
+
+use super::*;
+
+/// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
+/// arrays; `f` is told whether the whole output is large enough to bypass the cache.
+#[inline(always)]
+pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
+    a: &[A],
+    b: &[B],
+    out: &mut [O],
+    f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
+) {
+    let store = Store::for_output::<O>(out.len());
+    let threads = rayon::current_num_threads();
+    if out.len() >= PARALLEL_MIN && threads > 1 {
+        // Streamed chunks are few and large: each ends with a store fence, which waits for
+        // its non-temporal stores to drain (with 16K-element chunks two threads measured no
+        // faster than one).
+        let chunk = match store {
+            Store::Cached => CHUNK * 4,
+            Store::Streamed => out.len().div_ceil(4 * threads).next_multiple_of(CHUNK),
+        };
+        out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| {
+            let s = c * chunk;
+            f(&a[s..s + o.len()], &b[s..s + o.len()], o, store)
+        });
+    } else {
+        f(a, b, out, store)
+    }
+}
+
+/// One fused pass for the common case: both operands full arrays whose elements convert to a
+/// float32/float64 lane by `as` (or are the lane type), arithmetic ops, a float32/float64
+/// result. Returns `false` (doing nothing) for anything else, which takes the chunked path.
+pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    if x.splat || y.splat || !matches!(c, DType::Float32 | DType::Float64) {
+        return false;
+    }
+    macro_rules! arith {
+        ($a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $L:ty) => {{
+            #[inline(always)]
+            fn go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send>(
+                op: Op,
+                a: &[A],
+                b: &[B],
+                o: &mut [O],
+                fa: impl Fn(A) -> $L + Copy + Sync,
+                fb: impl Fn(B) -> $L + Copy + Sync,
+                enc: impl Fn($L) -> O + Copy + Sync,
+            ) -> bool {
+                macro_rules! each {
+                    ($f:expr) => {
+                        zip_chunks(a, b, o, |a, b, o, store| {
+                            stream::map2(store, a, b, o, |x, y| enc($f(fa(x), fb(y))))
+                        })
+                    };
+                }
+                match op {
+                    Op::Add => each!(|x: $L, y: $L| x + y),
+                    Op::Subtract => each!(|x: $L, y: $L| x - y),
+                    Op::Multiply => each!(|x: $L, y: $L| x * y),
+                    Op::TrueDivide => each!(|x: $L, y: $L| x / y),
+                    Op::Maximum => each!(|x: $L, y: $L| if x.is_nan() || x > y { x } else { y }),
+                    Op::Minimum => each!(|x: $L, y: $L| if x.is_nan() || x < y { x } else { y }),
+                    _ => return false,
+                }
+                true
+            }
+            go(op, $a, $b, $o, $fa, $fb, $enc)
+        }};
+    }
+    // The operand loaders a fused pass takes: a float32/float64 array, or int8/int32/int64.
+    macro_rules! operand {
+        ($inp:expr, $L:ty, |$s:ident, $f:ident| $body:expr) => {
+            match (&$inp.array.data, $inp.array.dtype) {
+                (Data::U32(v), DType::Float32) => {
+                    let $s = &v[..];
+                    let $f = |x: u32| f32::from_bits(x) as $L;
+                    $body
+                }
+                (Data::U64(v), DType::Float64) => {
+                    let $s = &v[..];
+                    let $f = |x: u64| f64::from_bits(x) as $L;
+                    $body
+                }
+                (
+                    Data::U8(v),
+                    DType::Int {
+                        bits: 8,
+                        signed: true,
+                    },
+                ) => {
+                    let $s = &v[..];
+                    let $f = |x: u8| x as i8 as $L;
+                    $body
+                }
+                (
+                    Data::U32(v),
+                    DType::Int {
+                        bits: 32,
+                        signed: true,
+                    },
+                ) => {
+                    let $s = &v[..];
+                    let $f = |x: u32| x as i32 as $L;
+                    $body
+                }
+                (
+                    Data::U64(v),
+                    DType::Int {
+                        bits: 64,
+                        signed: true,
+                    },
+                ) => {
+                    let $s = &v[..];
+                    let $f = |x: u64| x as i64 as $L;
+                    $body
+                }
+                _ => false,
+            }
+        };
+    }
+    match (c, out) {
+        (DType::Float32, Data::U32(o)) => {
+            if x.array.dtype == DType::Float64 || y.array.dtype == DType::Float64 {
+                return false;
+            }
+            operand!(x, f32, |sa, fa| operand!(y, f32, |sb, fb| arith!(
+                sa,
+                sb,
+                &mut o[..],
+                fa,
+                fb,
+                canon32,
+                f32
+            )))
+        }
+        (DType::Float64, Data::U64(o)) => {
+            operand!(x, f64, |sa, fa| operand!(y, f64, |sb, fb| arith!(
+                sa,
+                sb,
+                &mut o[..],
+                fa,
+                fb,
+                canon64,
+                f64
+            )))
+        }
+        _ => false,
+    }
+}
+
+/// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
+    a: &[A],
+    b: &[B],
+    o: &mut [O],
+    fa: impl Fn(A) -> L + Copy + Sync,
+    fb: impl Fn(B) -> L + Copy + Sync,
+    f: impl Fn(L, L) -> L + Copy + Sync,
+    enc: impl Fn(L) -> O + Copy + Sync,
+) {
+    let isa = Isa::detect();
+    zip_chunks(a, b, o, |a, b, o, store| {
+        isa.map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
+    })
+}
+
+/// A fused pass for bfloat16 or float16 arithmetic on operands of that format: widening
+/// (bfloat16 by a shift), float32 arithmetic, one rounding by the branch-free kernel, NaN made
+/// canonical; float16 + − × ÷ with F16C where the CPU has it. (The 8-bit formats take
+/// `fused_pairs`.)
+pub(super) fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    let DType::Small(_) = c else { return false };
+    if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c {
+        return false;
+    }
+    let fmt = c.float_format().expect("small float");
+    macro_rules! with_op {
+        (|$f:ident| $body:expr) => {
+            match op {
+                Op::Add => {
+                    let $f = |x: f32, y: f32| x + y;
+                    $body
+                }
+                Op::Subtract => {
+                    let $f = |x: f32, y: f32| x - y;
+                    $body
+                }
+                Op::Multiply => {
+                    let $f = |x: f32, y: f32| x * y;
+                    $body
+                }
+                Op::TrueDivide => {
+                    let $f = |x: f32, y: f32| x / y;
+                    $body
+                }
+                Op::Maximum => {
+                    let $f = |x: f32, y: f32| if x.is_nan() || x > y { x } else { y };
+                    $body
+                }
+                Op::Minimum => {
+                    let $f = |x: f32, y: f32| if x.is_nan() || x < y { x } else { y };
+                    $body
+                }
+                _ => return false,
+            }
+        };
+    }
+    match (&x.array.data, &y.array.data, out) {
+        (Data::U16(a), Data::U16(b), Data::U16(o)) if fmt.name == "bfloat16" => {
+            let load = |v: u16| f32::from_bits((v as u32) << 16);
+            let enc = |v: f32| crate::kernels::cast::f32_to_bf16(canon32(v));
+            with_op!(|f| fused_go(a, b, o, load, load, f, enc));
+        }
+        (Data::U16(a), Data::U16(b), Data::U16(o)) if fmt.name == "float16" => {
+            #[cfg(target_arch = "x86_64")]
+            if matches!(op, Op::Add | Op::Subtract | Op::Multiply | Op::TrueDivide)
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("f16c")
+            {
+                // SAFETY: the CPU has AVX2 and F16C, checked just above.
+                zip_chunks(a, b, o, |a, b, o, store| unsafe {
+                    f16c::binary(op, store, a, b, o)
+                });
+                return true;
+            }
+            let load = |v: u16| f32::from_bits(crate::kernels::cast::f16_to_f32(v));
+            let enc = |v: f32| crate::kernels::cast::f32_to_f16(canon32(v));
+            with_op!(|f| fused_go(a, b, o, load, load, f, enc));
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// float16 arithmetic with the F16C conversion instructions: 8 halves widened exactly, one
+/// AVX operation, NaN made canonical, one round-to-nearest-even narrowing (the same values as
+/// the portable path; `fast_paths_equal_the_general_path` holds them together).
+#[cfg(target_arch = "x86_64")]
+pub(super) mod f16c {
+    use super::{Op, Store};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,f16c")]
+    pub(super) fn binary(op: Op, store: Store, a: &[u16], b: &[u16], o: &mut [u16]) {
+        let scalar = |k: usize| {
+            let w = |v: u16| f32::from_bits(crate::kernels::cast::f16_to_f32(v));
+            let r = match op {
+                Op::Add => w(a[k]) + w(b[k]),
+                Op::Subtract => w(a[k]) - w(b[k]),
+                Op::Multiply => w(a[k]) * w(b[k]),
+                _ => w(a[k]) / w(b[k]),
+            };
+            crate::kernels::cast::f32_to_f16(super::canon32(r))
+        };
+        let n = o.len();
+        // Streamed: whole 16-byte blocks from an aligned start, with non-temporal stores.
+        let nt = store == Store::Streamed;
+        let head = if nt {
+            crate::kernels::stream::aligned_head(o, 16)
+        } else {
+            0
+        };
+        for (k, o) in o[..head].iter_mut().enumerate() {
+            *o = scalar(k);
+        }
+        macro_rules! run {
+            ($f:ident) => {{
+                let nan = _mm256_set1_ps(f32::from_bits(0x7fc0_0000));
+                let mut i = head;
+                while i + 8 <= n {
+                    // SAFETY: i + 8 <= n = a.len() = b.len() = o.len(); unaligned loads, and
+                    // a non-temporal store only at a 16-byte aligned `o` (the head put it there).
+                    unsafe {
+                        let x = _mm256_cvtph_ps(_mm_loadu_si128(a.as_ptr().add(i).cast()));
+                        let y = _mm256_cvtph_ps(_mm_loadu_si128(b.as_ptr().add(i).cast()));
+                        let r = $f(x, y);
+                        let r = _mm256_blendv_ps(r, nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r));
+                        let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(r);
+                        if nt {
+                            _mm_stream_si128(o.as_mut_ptr().add(i).cast(), h);
+                        } else {
+                            _mm_storeu_si128(o.as_mut_ptr().add(i).cast(), h);
+                        }
+                    }
+                    i += 8;
+                }
+                for k in i..n {
+                    o[k] = scalar(k);
+                }
+            }};
+        }
+        match op {
+            Op::Add => run!(_mm256_add_ps),
+            Op::Subtract => run!(_mm256_sub_ps),
+            Op::Multiply => run!(_mm256_mul_ps),
+            _ => run!(_mm256_div_ps),
+        }
+        if nt {
+            _mm_sfence();
+        }
+    }
+}
+
+/// A fused pass for float32 arithmetic on bfloat16 and float16 operands (bfloat16 ∨ float16
+/// is float32 in JAX): both widen exactly by bit manipulation.
+pub(super) fn fused_halves(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    let (Data::U32(o), DType::Float32) = (&mut *out, c) else {
+        return false;
+    };
+    if x.splat || y.splat {
+        return false;
+    }
+    let half = |d: DType| match d.float_format().map(|f| f.name) {
+        Some(n) if n == "bfloat16" => Some(true),
+        Some(n) if n == "float16" => Some(false),
+        _ => None,
+    };
+    let (Some(xb), Some(yb), Data::U16(a), Data::U16(b)) = (
+        half(x.array.dtype),
+        half(y.array.dtype),
+        &x.array.data,
+        &y.array.data,
+    ) else {
+        return false;
+    };
+    let bf = |v: u16| f32::from_bits((v as u32) << 16);
+    let hf = |v: u16| f32::from_bits(crate::kernels::cast::f16_to_f32(v));
+    macro_rules! with_op {
+        ($fa:expr, $fb:expr) => {
+            match op {
+                Op::Add => fused_go(a, b, o, $fa, $fb, |x: f32, y: f32| x + y, canon32),
+                Op::Subtract => fused_go(a, b, o, $fa, $fb, |x: f32, y: f32| x - y, canon32),
+                Op::Multiply => fused_go(a, b, o, $fa, $fb, |x: f32, y: f32| x * y, canon32),
+                Op::TrueDivide => fused_go(a, b, o, $fa, $fb, |x: f32, y: f32| x / y, canon32),
+                _ => return false,
+            }
+        };
+    }
+    match (xb, yb) {
+        (true, true) => with_op!(bf, bf),
+        (true, false) => with_op!(bf, hf),
+        (false, true) => with_op!(hf, bf),
+        (false, false) => with_op!(hf, hf),
+    }
+    true
+}
+
+/// The AVX-512 VBMI kernels for a float format of at most 8 bits, built once per dtype from the
+/// same codec tables as the general path; `None` without the CPU features or for wider dtypes.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn kernel8(d: DType) -> Option<Arc<crate::kernels::avx512::Kernel8>> {
+    type Cache = Mutex<HashMap<DType, Option<Arc<crate::kernels::avx512::Kernel8>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let fmt = d
+        .float_format()
+        .filter(|f| f.width() <= 8 && !d.is_complex())?;
+    if !crate::kernels::avx512::Kernel8::available() {
+        return None;
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(d)
+        .or_insert_with(|| {
+            let f32f = crate::numeric::format::float_format("float32").expect("catalogue");
+            let mask = (1u64 << fmt.width()) - 1;
+            let widen: [u32; 256] =
+                std::array::from_fn(|c| cast_bits(&fmt, &f32f, c as u64 & mask) as u32);
+            let narrow = Caster::new(&f32f, &fmt).narrow().cloned();
+            let is_nan = |c: u32| matches!(fmt.decode(c as u64 & mask), Value::Nan { .. });
+            let canonical = canonical_nan_codes(&fmt);
+            crate::kernels::avx512::Kernel8::new(fmt.width(), &widen, narrow, &canonical, is_nan)
+                .map(Arc::new)
+        })
+        .clone()
+}
+
+/// Binary ops on two arrays of one format of at most 8 bits. Arithmetic runs the AVX-512 VBMI
+/// kernel where the CPU has it (`avx512`: byte-table widening, float32 arithmetic, vector
+/// narrowing). Otherwise, and for comparisons: a table of all 65536 operand
+/// pairs, built once per (op, dtype) by the chunked reference path, so it is exact by
+/// construction; each element is then one lookup.
+pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    type PairCache = Mutex<HashMap<(Op, DType), Arc<Vec<u8>>>>;
+    static CACHE: OnceLock<PairCache> = OnceLock::new();
+    let (Data::U8(a), Data::U8(b), Data::U8(o)) = (&x.array.data, &y.array.data, &mut *out) else {
+        return false;
+    };
+    if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c || !c.is_float() {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = kernel8(c).filter(|k| k.computes(op)) {
+        zip_chunks(a, b, o, |a, b, o, store| k.binary(op, store, a, b, o));
+        return true;
+    }
+    if a.len() < 1 << 16 {
+        return false; // building the table would cost more than the op
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    let hit = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(op, c))
+        .cloned();
+    let table = hit.unwrap_or_else(|| {
+        let all: Vec<[u64; 2]> = (0..1u64 << 16).map(|k| [k >> 8, 0]).collect();
+        let all_b: Vec<[u64; 2]> = (0..1u64 << 16).map(|k| [k & 0xff, 0]).collect();
+        let w = c.pattern_bits();
+        let keep = |v: &[[u64; 2]]| -> Vec<[u64; 2]> {
+            v.iter().map(|p| [p[0] & ((1 << w) - 1), 0]).collect()
+        };
+        let (pa, pb) = (
+            Array::from_bits(c, vec![1 << 16], &keep(&all)).expect("fits"),
+            Array::from_bits(c, vec![1 << 16], &keep(&all_b)).expect("fits"),
+        );
+        let (ia, ib) = (
+            Input {
+                array: std::borrow::Cow::Owned(pa),
+                splat: false,
+            },
+            Input {
+                array: std::borrow::Cow::Owned(pb),
+                splat: false,
+            },
+        );
+        let out_dtype = if op.is_comparison() { DType::Bool } else { c };
+        let mut t = Array::zeroed(out_dtype, vec![1 << 16]);
+        run_chunked(op, c, &ia, &ib, &mut t.data);
+        let Data::U8(t) = t.data else {
+            unreachable!("8-bit results")
+        };
+        let t = Arc::new(t);
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((op, c), t.clone());
+        t
+    });
+    let t = &table[..];
+    fused_go(
+        a,
+        b,
+        o,
+        |v: u8| v as usize,
+        |v: u8| v as usize,
+        |i, j| i << 8 | j,
+        |k| t[k],
+    );
+    true
+}
+
+/// A fused pass for integer arithmetic: operands of at most 64 bits read by `as`, wrapping
+/// i64 arithmetic, the result truncated into a byte-multiple integer dtype.
+pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    let DType::Int { bits, signed } = c else {
+        return false;
+    };
+    if x.splat || y.splat || bits < 8 {
+        return false;
+    }
+    let minmax_ok = signed || bits < 64;
+    macro_rules! with_op {
+        ($t:ty, |$f:ident| $body:expr) => {
+            match op {
+                Op::Add => {
+                    let $f = |x: $t, y: $t| x.wrapping_add(y);
+                    $body
+                }
+                Op::Subtract => {
+                    let $f = |x: $t, y: $t| x.wrapping_sub(y);
+                    $body
+                }
+                Op::Multiply => {
+                    let $f = |x: $t, y: $t| x.wrapping_mul(y);
+                    $body
+                }
+                Op::Maximum if minmax_ok => {
+                    let $f = |x: $t, y: $t| x.max(y);
+                    $body
+                }
+                Op::Minimum if minmax_ok => {
+                    let $f = |x: $t, y: $t| x.min(y);
+                    $body
+                }
+                Op::BitwiseAnd => {
+                    let $f = |x: $t, y: $t| x & y;
+                    $body
+                }
+                Op::BitwiseOr => {
+                    let $f = |x: $t, y: $t| x | y;
+                    $body
+                }
+                Op::BitwiseXor => {
+                    let $f = |x: $t, y: $t| x ^ y;
+                    $body
+                }
+                _ => return false,
+            }
+        };
+    }
+    // Operands of one storage unit, read as integers by sign- or zero-extension with
+    // run-time shifts (so one loop serves int8 and uint8 alike).
+    let ext = |d: DType| -> Option<(u32, bool)> {
+        match d {
+            DType::Bool => Some((64 - 1, false)),
+            DType::Int { bits, signed } if bits >= 8 => Some((64 - bits, signed)),
+            _ => None,
+        }
+    };
+    let (Some((sa, xa)), Some((sb, xb))) = (ext(x.array.dtype), ext(y.array.dtype)) else {
+        return false;
+    };
+    let load = move |shift: u32, signed: bool| {
+        move |v: u64| {
+            let v = (v << shift) as i64;
+            if signed {
+                v >> shift
+            } else {
+                ((v as u64) >> shift) as i64
+            }
+        }
+    };
+    let (la, lb) = (load(sa, xa), load(sb, xb));
+    // Results of at most 16 bits compute in i32 lanes (twice as many per vector): every
+    // operand value fits, and wrapping modulo 2^32 truncates alike.
+    // (32-bit shifts: SSE2/AVX2 have no 64-bit arithmetic shift, so i64 sign extension
+    // would not vectorise.)
+    let load32 = move |shift: u32, signed: bool| {
+        let shift = shift.saturating_sub(32);
+        move |v: u64| {
+            let v = ((v as u32) << shift) as i32;
+            if signed {
+                v >> shift
+            } else {
+                ((v as u32) >> shift) as i32
+            }
+        }
+    };
+    let (la32, lb32) = (load32(sa, xa), load32(sb, xb));
+    // One arm per output storage: lane type, loaders, truncation.
+    macro_rules! arm {
+        ($o:expr, $a:expr, $b:expr, $t:ty, $lane:ty, $la:expr, $lb:expr, $out:ty) => {
+            with_op!($lane, |f| fused_go(
+                $a,
+                $b,
+                $o,
+                |v: $t| $la(v as u64),
+                |v: $t| $lb(v as u64),
+                f,
+                |v: $lane| v as $out
+            ))
+        };
+    }
+    macro_rules! go {
+        ($a:expr, $b:expr, $t:ty) => {
+            match out {
+                Data::U8(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u8),
+                Data::U16(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u16),
+                Data::U32(o) => arm!(o, $a, $b, $t, i64, la, lb, u32),
+                Data::U64(o) => arm!(o, $a, $b, $t, i64, la, lb, u64),
+                _ => return false,
+            }
+        };
+    }
+    match (&x.array.data, &y.array.data) {
+        (Data::U8(a), Data::U8(b)) => go!(a, b, u8),
+        (Data::U16(a), Data::U16(b)) => go!(a, b, u16),
+        (Data::U32(a), Data::U32(b)) => go!(a, b, u32),
+        (Data::U64(a), Data::U64(b)) => go!(a, b, u64),
+        _ => return false,
+    }
+    true
+}

@@ -1,0 +1,752 @@
+//! The CPU reference kernels: elementwise ops, casts and sums over `Array`s, with the result
+//! dtype read from a generated promotion table (`promote::Generated`); kernels never compute a
+//! join.
+//!
+//! Semantics (DESIGN.md, "Kernel semantics"): each operand is converted to the computation
+//! dtype with one correct rounding; integers wrap; floats are IEEE round-to-nearest-even in the
+//! result dtype: float32/float64 natively, formats of at most 16 bits computed in float32 and
+//! rounded once (exact for + − × ÷, since float32 carries more than 2p + 2 bits of each); NaN
+//! results are the positive quiet NaN; maximum/minimum propagate NaN and return the second
+//! operand on ties (+0 vs −0); a weak Python int that does not fit is an `overflow` error.
+//!
+//! Execution: dtypes are dispatched once per chunk of `CHUNK` elements; each chunk is loaded
+//! (converting) into lane buffers, computed, and stored (rounding), every stage a monomorphic
+//! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::prelude::*;
+
+use crate::kernels::array::{Array, Data};
+use crate::kernels::cast::Caster;
+use crate::kernels::stream::{self, Isa, Store};
+use crate::numeric::dtype::DType;
+use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
+use crate::promote::{Generated, Operand, ScalarKind};
+
+/// Elements per chunk: lane buffers of this size stay in L1/L2.
+pub const CHUNK: usize = 4096;
+/// The largest result a broadcast may produce (elements), refused rather than allocated.
+pub const MAX_ELEMENTS: usize = 1 << 32;
+/// Arrays at least this long run their chunks on the rayon pool.
+pub const PARALLEL_MIN: usize = 1 << 17;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Add,
+    Subtract,
+    Multiply,
+    TrueDivide,
+    FloorDivide,
+    Power,
+    Maximum,
+    Minimum,
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Negative,
+    Absolute,
+}
+
+impl UnaryOp {
+    /// The unary ops of the catalogue (tested equal), as variants.
+    pub const ALL: [(&'static str, UnaryOp); 2] = [
+        ("negative", UnaryOp::Negative),
+        ("absolute", UnaryOp::Absolute),
+    ];
+
+    pub fn named(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, o)| *o)
+    }
+
+    pub fn name(self) -> &'static str {
+        UnaryOp::ALL
+            .iter()
+            .find(|(_, o)| *o == self)
+            .expect("listed")
+            .0
+    }
+
+    /// The op's catalogue entry.
+    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
+        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
+    }
+}
+
+impl Op {
+    /// The binary ops of the catalogue (`numeric::op::CATALOGUE`, tested equal), as variants.
+    pub const ALL: [(&'static str, Op); 17] = [
+        ("add", Op::Add),
+        ("subtract", Op::Subtract),
+        ("multiply", Op::Multiply),
+        ("true_divide", Op::TrueDivide),
+        ("floor_divide", Op::FloorDivide),
+        ("power", Op::Power),
+        ("maximum", Op::Maximum),
+        ("minimum", Op::Minimum),
+        ("equal", Op::Equal),
+        ("not_equal", Op::NotEqual),
+        ("less", Op::Less),
+        ("less_equal", Op::LessEqual),
+        ("greater", Op::Greater),
+        ("greater_equal", Op::GreaterEqual),
+        ("bitwise_and", Op::BitwiseAnd),
+        ("bitwise_or", Op::BitwiseOr),
+        ("bitwise_xor", Op::BitwiseXor),
+    ];
+
+    pub fn named(name: &str) -> Option<Op> {
+        Op::ALL.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+    }
+
+    pub fn name(self) -> &'static str {
+        Op::ALL.iter().find(|(_, o)| *o == self).expect("listed").0
+    }
+
+    /// The op's catalogue entry.
+    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
+        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
+    }
+
+    fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
+        )
+    }
+
+    fn is_bitwise(self) -> bool {
+        matches!(self, Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor)
+    }
+}
+
+/// A Python scalar operand (weak in the policy).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+impl Scalar {
+    fn kind(self) -> ScalarKind {
+        match self {
+            Scalar::Bool(_) => ScalarKind::Bool,
+            Scalar::Int(_) => ScalarKind::Int,
+            Scalar::Float(_) => ScalarKind::Float,
+            Scalar::Complex(..) => ScalarKind::Complex,
+        }
+    }
+}
+
+/// An operand: an array or a weak scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Array(Array),
+    Scalar(Scalar),
+}
+
+impl Arg {
+    fn operand(&self) -> Operand {
+        match self {
+            Arg::Array(a) => Operand::Array(a.dtype),
+            Arg::Scalar(s) => Operand::Scalar(s.kind()),
+        }
+    }
+
+    fn shape(&self) -> &[usize] {
+        match self {
+            Arg::Array(a) => &a.shape,
+            Arg::Scalar(_) => &[],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The operands' dtypes have no join in the policy.
+    Promotion,
+    /// A weak scalar does not fit the result dtype.
+    Overflow,
+    /// The op is not defined for the dtype (bitwise on floats, …).
+    Unsupported,
+    /// Malformed input (shapes that do not broadcast, a bad axis, …).
+    Input,
+}
+
+impl ErrorKind {
+    pub fn key(self) -> &'static str {
+        match self {
+            ErrorKind::Promotion => "promotion",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Input => "input",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {
+    Err(OpError {
+        kind,
+        message: message.into(),
+    })
+}
+
+fn promotion(e: crate::promote::PromotionError) -> OpError {
+    OpError {
+        kind: ErrorKind::Promotion,
+        message: e.0,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions of single values (scalars, tables)
+
+mod astype;
+mod complex;
+mod elementwise;
+mod fused;
+mod lanes;
+mod plan;
+mod reduce;
+
+pub use self::astype::{astype, astype_into};
+pub use self::elementwise::unary;
+pub use self::plan::{binary, binary_into, broadcast};
+pub use self::reduce::sum;
+use self::{complex::*, elementwise::*, fused::*, lanes::*, plan::*};
+
+#[cfg(test)]
+mod tests {
+    use super::astype::astype_general;
+    use super::*;
+
+    fn jax() -> &'static Generated {
+        crate::kernels::policy("jax").unwrap()
+    }
+
+    fn f32s(v: &[f32]) -> Array {
+        let bits: Vec<[u64; 2]> = v.iter().map(|x| [x.to_bits() as u64, 0]).collect();
+        Array::from_bits(DType::Float32, vec![v.len()], &bits).unwrap()
+    }
+
+    /// Float sums are exact, then rounded once: 1 + 2^-24 + 2^-60 lies just above a float32
+    /// midpoint, so it rounds up to 1 + 2^-23 (summing in float32, or in float64 and rounding
+    /// again, gives 1).
+    #[test]
+    fn float_sums_round_once_from_the_exact_sum() {
+        let a = f32s(&[1.0, 2f32.powi(-24), 2f32.powi(-60)]);
+        let s = sum(jax(), &a, None).unwrap();
+        assert_eq!(s.dtype, DType::Float32);
+        assert_eq!(
+            s.bits(),
+            vec![[(1.0f32 + 2f32.powi(-23)).to_bits() as u64, 0]]
+        );
+        // Without the tiny term it is a tie, to even: 1.
+        let s = sum(jax(), &f32s(&[1.0, 2f32.powi(-24)]), None).unwrap();
+        assert_eq!(s.bits(), vec![[1.0f32.to_bits() as u64, 0]]);
+        let big = [1e16f64, 1.0, -1e16];
+        let bits: Vec<[u64; 2]> = big.iter().map(|x| [x.to_bits(), 0]).collect();
+        let a = Array::from_bits(DType::Float64, vec![3], &bits).unwrap();
+        assert_eq!(
+            sum(jax(), &a, None).unwrap().bits(),
+            vec![[1.0f64.to_bits(), 0]]
+        );
+        let inf = f32s(&[f32::INFINITY, 1.0, f32::NEG_INFINITY]);
+        assert_eq!(
+            sum(jax(), &inf, None).unwrap().bits(),
+            vec![[F32_NAN as u64, 0]]
+        );
+    }
+
+    #[test]
+    fn sums_along_an_axis_use_the_accumulator() {
+        let bits: Vec<[u64; 2]> = [1u64, 2, 3, 0x80, 0xff, 7]
+            .iter()
+            .map(|&b| [b, 0])
+            .collect();
+        let a = Array::from_bits(DType::named("int8").unwrap(), vec![2, 3], &bits).unwrap();
+        let s = sum(jax(), &a, Some(0)).unwrap();
+        assert_eq!(s.dtype, DType::named("int64").unwrap());
+        assert_eq!(s.shape, vec![3]);
+        // [1 + -128, 2 + -1, 3 + 7] = [-127, 1, 10]
+        assert_eq!(
+            s.bits().iter().map(|b| b[0] as i64).collect::<Vec<_>>(),
+            vec![-127, 1, 10]
+        );
+        let s = sum(jax(), &a, Some(1)).unwrap();
+        assert_eq!(
+            s.bits().iter().map(|b| b[0] as i64).collect::<Vec<_>>(),
+            vec![6, -122]
+        );
+        assert_eq!(sum(jax(), &a, Some(2)).unwrap_err().kind, ErrorKind::Input);
+    }
+
+    /// Every fused fast path gives the general chunked path's bits, on arrays large enough for
+    /// each (pair tables start at 65536 elements), over random patterns (NaN, ±∞, subnormals).
+    #[test]
+    fn fast_paths_equal_the_general_path() {
+        let pairs = [
+            ("float32", "float32"),
+            ("int8", "float32"),
+            ("int32", "float32"),
+            ("float32", "float64"),
+            ("int64", "float64"),
+            ("uint8", "int8"),
+            ("int16", "int16"),
+            ("uint32", "uint32"),
+            ("int64", "uint8"),
+            ("bfloat16", "bfloat16"),
+            ("float16", "float16"),
+            ("bfloat16", "float16"),
+            ("float16", "bfloat16"),
+            ("float8_e4m3fn", "float8_e4m3fn"),
+            ("float8_e5m2fnuz", "float8_e5m2fnuz"),
+            ("float8_e5m2", "float8_e5m2"),
+            ("float8_e4m3b11fnuz", "float8_e4m3b11fnuz"),
+            ("float8_e3m4", "float8_e3m4"),
+            ("float8_e8m0fnu", "float8_e8m0fnu"),
+            ("float6_e3m2fn", "float6_e3m2fn"),
+            ("float4_e2m1fn", "float4_e2m1fn"),
+            ("complex64", "float32"),
+            ("complex64", "complex64"),
+        ];
+        let ops = [&ARITHMETIC[..], &[Op::BitwiseXor, Op::Less]].concat();
+        fast_equals_general(&pairs, &ops, (1 << 16) + 77, 3);
+        // Again without the AVX-512 kernels and loops, which stand in for the AVX2 ones
+        // where the CPU has them.
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::kernels::avx512::set_enabled(false);
+            fast_equals_general(&pairs, &ops, (1 << 16) + 77, 4);
+            crate::kernels::avx512::set_enabled(true);
+        }
+    }
+
+    /// The binary ops every float fast path computes.
+    const ARITHMETIC: [Op; 6] = [
+        Op::Add,
+        Op::Subtract,
+        Op::Multiply,
+        Op::TrueDivide,
+        Op::Maximum,
+        Op::Minimum,
+    ];
+
+    /// The catalogue's accepted kinds are what the kernels do: an op on two arrays of one
+    /// dtype is refused as unsupported exactly when the catalogue does not accept the dtype's
+    /// kind (true_divide: the kind of the float it computes in).
+    #[test]
+    fn accepted_kinds_are_the_kernels() {
+        let mut refused = 0;
+        for info in crate::numeric::dtype::CATALOGUE {
+            let Some(d) = DType::named(info.name) else {
+                continue;
+            };
+            if !jax().dtypes.contains(&d.name()) {
+                continue;
+            }
+            let a = Array::zeros(d, vec![1]).unwrap();
+            for (name, op) in Op::ALL {
+                let compute = if op == Op::TrueDivide {
+                    let o = crate::promote::Operand::Array(d);
+                    jax().true_divide_type(o, o).unwrap()
+                } else {
+                    d
+                };
+                let got = binary(jax(), op, &Arg::Array(a.clone()), &Arg::Array(a.clone()));
+                let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
+                assert_eq!(
+                    unsupported,
+                    !op.info().kinds.accepts(compute.kind()),
+                    "{name} on {d:?}: {:?}",
+                    got.err()
+                );
+                refused += usize::from(unsupported);
+            }
+            for (name, op) in UnaryOp::ALL {
+                let got = unary(op, &a);
+                let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
+                assert_eq!(
+                    unsupported,
+                    !op.info().kinds.accepts(d.kind()),
+                    "{name} on {d:?}"
+                );
+                refused += usize::from(unsupported);
+            }
+        }
+        assert!(
+            refused > 20,
+            "only {refused} refusals: the test reached too little"
+        );
+    }
+
+    /// The kernels' binary and unary ops are the catalogue's kernel ops, in its order.
+    #[test]
+    fn ops_are_the_catalogues() {
+        use crate::numeric::op::{Arity, CATALOGUE};
+        let binary: Vec<&str> = CATALOGUE
+            .iter()
+            .filter(|o| o.kernel && o.arity == Arity::Binary)
+            .map(|o| o.name)
+            .collect();
+        let kernels: Vec<&str> = Op::ALL.iter().map(|(n, _)| *n).collect();
+        assert_eq!(binary, kernels);
+        let unary: Vec<&str> = CATALOGUE
+            .iter()
+            .filter(|o| o.arity == Arity::Unary)
+            .map(|o| o.name)
+            .collect();
+        let kernels: Vec<&str> = UnaryOp::ALL.iter().map(|(n, _)| *n).collect();
+        assert_eq!(unary, kernels);
+        for (name, op) in Op::ALL {
+            let rule = crate::numeric::op::info(name).unwrap().rule;
+            assert_eq!(
+                op.is_comparison(),
+                rule == crate::numeric::op::Rule::Compare,
+                "{name}"
+            );
+        }
+    }
+
+    /// Every pair of codes of every format of at most 8 bits, every arithmetic op: the portable
+    /// fast path (the pair table, the widening table) gives the general path's bits; and
+    /// widening every code to float32 gives the codec's.
+    #[test]
+    fn every_pair_of_small_float_codes_equals_the_general_path() {
+        #[cfg(target_arch = "x86_64")]
+        crate::kernels::avx512::set_enabled(false);
+        every_small_float_pair();
+        #[cfg(target_arch = "x86_64")]
+        crate::kernels::avx512::set_enabled(true);
+    }
+
+    /// The same with the AVX-512 VBMI kernels that replace the tables where the CPU has them.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    #[cfg_attr(
+        not(typejoin_avx512vbmi),
+        ignore = "this CPU lacks AVX-512 VBMI: its kernels cannot run here"
+    )]
+    fn every_pair_of_small_float_codes_equals_the_general_path_with_avx512_vbmi() {
+        assert!(
+            crate::kernels::avx512::Kernel8::available(),
+            "built on a CPU with AVX-512 VBMI, but the kernels are not available"
+        );
+        every_small_float_pair();
+    }
+
+    fn every_small_float_pair() {
+        let n = (1 << 16) + 13;
+        let mut formats = Vec::new();
+        for d in (0..crate::numeric::format::SMALL_FLOATS.len()).map(|i| DType::Small(i as u8)) {
+            let w = d.pattern_bits();
+            if w > 8 {
+                continue;
+            }
+            formats.push(d.name());
+            let mask = (1u64 << w) - 1;
+            let a: Vec<[u64; 2]> = (0..n as u64).map(|k| [(k >> 8) & mask, 0]).collect();
+            let b: Vec<[u64; 2]> = (0..n as u64).map(|k| [k & mask, 0]).collect();
+            let (x, y) = (
+                Arg::Array(Array::from_bits(d, vec![n], &a).unwrap()),
+                Arg::Array(Array::from_bits(d, vec![n], &b).unwrap()),
+            );
+            for op in ARITHMETIC {
+                assert!(
+                    fast_equals_general_on(op, &x, &y),
+                    "{} has no plan",
+                    op.name()
+                );
+            }
+            let Arg::Array(x) = &x else { unreachable!() };
+            let wide = astype(x, DType::Float32);
+            let (f, f32f) = (
+                d.float_format().unwrap(),
+                crate::numeric::format::float_format("float32").unwrap(),
+            );
+            for (i, (got, code)) in wide.bits().iter().zip(&a).enumerate() {
+                let want = cast_bits(&f, &f32f, code[0]);
+                assert_eq!(
+                    got[0],
+                    want,
+                    "{} code {:#x} (element {i})",
+                    d.name(),
+                    code[0]
+                );
+            }
+        }
+    }
+
+    /// Outputs of at least `STREAM_MIN_BYTES` are written with non-temporal stores: the same
+    /// bits as the general path on every fused loop that streams.
+    #[test]
+    fn streamed_fast_paths_equal_the_general_path() {
+        let four = crate::kernels::stream::STREAM_MIN_BYTES / 4 + 77;
+        let pairs = [
+            ("float32", "float32"),
+            ("int8", "float32"),
+            ("bfloat16", "float16"),
+            ("complex64", "float32"),
+        ];
+        fast_equals_general(&pairs, &[Op::Add, Op::TrueDivide], four, 4);
+        fast_equals_general(&[("float32", "float64")], &[Op::Multiply], four, 5);
+        let two = crate::kernels::stream::STREAM_MIN_BYTES / 2 + 77;
+        fast_equals_general(
+            &[("float16", "float16"), ("bfloat16", "bfloat16")],
+            &[Op::Add],
+            two,
+            6,
+        );
+        // uint8 + int8 is int16: two bytes an element too.
+        fast_equals_general(&[("uint8", "int8")], &[Op::Add], two, 7);
+        // astype float8 → float32 against the codec: the AVX-512 widening where the CPU has
+        // it, then (switched off) the streamed table loop.
+        let f8 = DType::named("float8_e4m3fn").unwrap();
+        let codes: Vec<[u64; 2]> = (0..four as u64).map(|i| [(i * 37) & 0xff, 0]).collect();
+        let a = Array::from_bits(f8, vec![four], &codes).unwrap();
+        let f = |n: &str| crate::numeric::format::float_format(n).unwrap();
+        let check = || {
+            let bits = astype(&a, DType::Float32).bits();
+            for (i, c) in codes.iter().enumerate() {
+                let want =
+                    crate::numeric::format::cast_bits(&f("float8_e4m3fn"), &f("float32"), c[0]);
+                assert_eq!(bits[i][0], want, "element {i}");
+            }
+        };
+        check();
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::kernels::avx512::set_enabled(false);
+            check();
+            crate::kernels::avx512::set_enabled(true);
+        }
+    }
+
+    /// Every op on random arrays of every pair: the fused fast path (`run_binary`) gives the
+    /// general chunked path's bits, or the first difference is reported.
+    fn fast_equals_general(pairs: &[(&str, &str)], ops: &[Op], n: usize, seed: u64) {
+        let mut rng = crate::synth::Rng::new(seed);
+        let random = |d: DType, rng: &mut crate::synth::Rng| {
+            let w = d.pattern_bits();
+            let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            let bits: Vec<[u64; 2]> = (0..n)
+                .map(|_| {
+                    let im = if d.is_complex() {
+                        rng.next_u64() & mask
+                    } else {
+                        0
+                    };
+                    [rng.next_u64() & mask, im]
+                })
+                .collect();
+            Array::from_bits(d, vec![n], &bits).unwrap()
+        };
+        for &(l, r) in pairs {
+            let (a, b) = (
+                Arg::Array(random(DType::named(l).unwrap(), &mut rng)),
+                Arg::Array(random(DType::named(r).unwrap(), &mut rng)),
+            );
+            for &op in ops {
+                fast_equals_general_on(op, &a, &b); // an op the pair has no plan for is skipped
+            }
+        }
+    }
+
+    /// `op` on two arrays through the fused fast path (`run_binary`) and the general chunked
+    /// path: the same bits, or a panic naming the first element that differs. `false` when
+    /// the policy has no result for the pair (nothing to compare).
+    fn fast_equals_general_on(op: Op, a: &Arg, b: &Arg) -> bool {
+        let Ok((out_dtype, shape, x, y, c)) = plan(jax(), op, a, b) else {
+            return false;
+        };
+        let mut fast = Array::zeroed(out_dtype, shape.clone());
+        run_binary(op, c, &x, &y, &mut fast.data);
+        let mut slow = Array::zeroed(out_dtype, shape);
+        run_chunked(op, c, &x, &y, &mut slow.data);
+        if fast != slow {
+            let (fb, sb) = (fast.bits(), slow.bits());
+            let i = (0..fb.len())
+                .find(|&i| fb[i] != sb[i])
+                .expect("arrays differ");
+            let (Arg::Array(aa), Arg::Array(bb)) = (a, b) else {
+                panic!("array operands")
+            };
+            panic!(
+                "{} {} {}: element {i}: {:x?} {:x?} -> fast {:x?} general {:x?}",
+                aa.dtype.name(),
+                op.name(),
+                bb.dtype.name(),
+                aa.bits()[i],
+                bb.bits()[i],
+                fb[i],
+                sb[i]
+            );
+        }
+        true
+    }
+
+    /// Every fast astype (the caster's kernels, `as` conversions, pattern tables) gives the
+    /// codec's bits, for every pair of real dtypes in the catalogue, on every pattern of
+    /// sources of at most 16 bits and on boundary, special and random patterns of wider ones;
+    /// again with the AVX-512 loops switched off.
+    #[test]
+    fn astype_fast_paths_equal_the_general_path() {
+        let names = [
+            "bool",
+            "int1",
+            "int2",
+            "int4",
+            "uint1",
+            "uint2",
+            "uint4",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "float16",
+            "bfloat16",
+            "float32",
+            "float64",
+            "float8_e4m3fn",
+            "float8_e5m2fnuz",
+            "float4_e2m1fn",
+        ];
+        let dtypes: Vec<DType> = names.iter().map(|n| DType::named(n).unwrap()).collect();
+        let mut rng = crate::synth::Rng::new(11);
+        let wide = |d: DType, rng: &mut crate::synth::Rng| -> Vec<u64> {
+            let mut v: Vec<u64> = Vec::new();
+            let w = d.pattern_bits();
+            if w <= 16 {
+                return (0..1u64 << w).collect();
+            }
+            let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+            // Integers near every power of two and its negation.
+            for k in 0..64 {
+                for delta in [-1i64, 0, 1] {
+                    let x = (1u64 << k).wrapping_add(delta as u64);
+                    v.extend([x & mask, x.wrapping_neg() & mask]);
+                }
+            }
+            // Floats at and around every integer range's bounds, halves, specials.
+            let mut fs: Vec<f64> = vec![0.0, -0.0, 0.5, -0.5, 0.999, -0.999, 1e30, -1e30];
+            for k in [1, 2, 4, 7, 8, 15, 16, 24, 31, 32, 63, 64] {
+                let p = 2f64.powi(k);
+                fs.extend([
+                    p,
+                    -p,
+                    p - 1.0,
+                    -p - 1.0,
+                    p - 0.5,
+                    -p - 0.5,
+                    p + 0.5,
+                    p * 1.5,
+                ]);
+            }
+            fs.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
+            match d {
+                DType::Float32 => {
+                    v.extend(fs.iter().map(|&f| (f as f32).to_bits() as u64));
+                    v.extend([0x7f80_0001, 0xffc0_1234, 0x0000_0001, 0x8000_0001]);
+                }
+                DType::Float64 => {
+                    v.extend(fs.iter().map(|&f| f.to_bits()));
+                    v.extend([
+                        0x7ff0_0000_0000_0001,
+                        0xfff8_0000_dead_beef,
+                        1,
+                        0x3ff0_0000_1000_0001,
+                    ]);
+                }
+                _ => {}
+            }
+            v.extend((0..5000).map(|_| rng.next_u64() & mask));
+            v
+        };
+        let check = |rng: &mut crate::synth::Rng| {
+            for &from in &dtypes {
+                let bits: Vec<[u64; 2]> = wide(from, rng).into_iter().map(|b| [b, 0]).collect();
+                let a = Array::from_bits(from, vec![bits.len()], &bits).unwrap();
+                for &to in &dtypes {
+                    let fast = astype(&a, to);
+                    let general = astype_general(&a, to);
+                    if fast != general {
+                        let (f, g) = (fast.bits(), general.bits());
+                        let k = (0..f.len()).find(|&k| f[k] != g[k]).unwrap();
+                        panic!(
+                            "{} {:#x} -> {}: fast {:#x}, codec {:#x}",
+                            from.name(),
+                            bits[k][0],
+                            to.name(),
+                            f[k][0],
+                            g[k][0]
+                        );
+                    }
+                }
+            }
+        };
+        check(&mut rng);
+        #[cfg(target_arch = "x86_64")]
+        {
+            crate::kernels::avx512::set_enabled(false);
+            check(&mut rng);
+            crate::kernels::avx512::set_enabled(true);
+        }
+    }
+
+    #[test]
+    fn large_arrays_run_in_parallel_chunks_with_the_same_bits() {
+        let n = PARALLEL_MIN + 12345;
+        let v: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 1000.0).collect();
+        let a = Arg::Array(f32s(&v));
+        let b = Arg::Scalar(Scalar::Float(0.1));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let par = pool
+            .install(|| binary(jax(), Op::Multiply, &a, &b))
+            .unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let seq = one.install(|| binary(jax(), Op::Multiply, &a, &b)).unwrap();
+        assert_eq!(par, seq);
+        let Arg::Array(arr) = &a else { unreachable!() };
+        let to = DType::named("float8_e4m3fn").unwrap();
+        let cast_par = pool.install(|| astype(arr, to));
+        let cast_seq = one.install(|| astype(arr, to));
+        assert_eq!(cast_par, cast_seq);
+        // float32 array × Python float: float32 (the scalar is weak), the scalar rounded to
+        // float32 first.
+        assert_eq!(par.dtype, DType::Float32);
+        let Data::U32(out) = &par.data else { panic!() };
+        assert_eq!(out[12345], (v[12345] * 0.1f64 as f32).to_bits());
+    }
+}

@@ -1,0 +1,319 @@
+//! Planning a binary op: broadcasting, weak scalars materialised, operands prepared in the computation dtype, the kinds the op accepts (the op catalogue), and the public `binary`/`binary_into`.
+
+use super::*;
+
+/// NumPy broadcasting of two shapes.
+pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let x = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let y = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
+        out[i] = if x == y || y == 1 {
+            x
+        } else if x == 1 {
+            y
+        } else {
+            return err(
+                ErrorKind::Input,
+                format!("shapes {a:?} and {b:?} do not broadcast"),
+            );
+        };
+    }
+    // Inputs are real arrays, but their broadcast product can be out of reach.
+    let n = out.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if n.is_none_or(|n| n > MAX_ELEMENTS) {
+        return err(
+            ErrorKind::Input,
+            format!("broadcasting {a:?} with {b:?} gives {out:?}, over {MAX_ELEMENTS} elements"),
+        );
+    }
+    Ok(out)
+}
+
+/// `a` repeated to `shape` (which it broadcasts to), contiguous.
+pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
+    let n: usize = shape.iter().product();
+    let offset = shape.len() - a.shape.len();
+    // Strides of `a` in the output's index space (0 on broadcast dimensions).
+    let mut strides = vec![0usize; shape.len()];
+    let mut s = 1;
+    for d in (0..a.shape.len()).rev() {
+        strides[d + offset] = if a.shape[d] == 1 { 0 } else { s };
+        s *= a.shape[d];
+    }
+    let mut idx = Vec::with_capacity(n);
+    let mut counter = vec![0usize; shape.len()];
+    for _ in 0..n {
+        idx.push(
+            counter
+                .iter()
+                .zip(&strides)
+                .map(|(c, s)| c * s)
+                .sum::<usize>(),
+        );
+        for d in (0..shape.len()).rev() {
+            counter[d] += 1;
+            if counter[d] < shape[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    let data = match &a.data {
+        Data::U8(v) => Data::U8(idx.iter().map(|&i| v[i]).collect()),
+        Data::U16(v) => Data::U16(idx.iter().map(|&i| v[i]).collect()),
+        Data::U32(v) => Data::U32(idx.iter().map(|&i| v[i]).collect()),
+        Data::U64(v) => Data::U64(idx.iter().map(|&i| v[i]).collect()),
+        Data::C64(v) => Data::C64(idx.iter().map(|&i| v[i]).collect()),
+        Data::C128(v) => Data::C128(idx.iter().map(|&i| v[i]).collect()),
+    };
+    Array {
+        dtype: a.dtype,
+        shape: shape.to_vec(),
+        data,
+    }
+}
+
+/// A scalar as a one-element array of dtype `to` (the policy's result dtype).
+pub(super) fn materialise(s: Scalar, to: DType) -> Result<Array, OpError> {
+    let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
+    let real = |v: Value| -> Result<u64, OpError> {
+        match to {
+            DType::Bool | DType::Int { .. } => {
+                let Value::Finite { neg, mant, .. } = v else {
+                    unreachable!("integer scalars")
+                };
+                let (lo, hi): (i128, i128) = match to {
+                    DType::Bool => (0, 1),
+                    DType::Int { bits, signed: true } => {
+                        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                    }
+                    DType::Int { bits, .. } => (0, (1 << bits) - 1),
+                    _ => unreachable!(),
+                };
+                let x = if neg { -(mant as i128) } else { mant as i128 };
+                if x < lo || x > hi {
+                    return err(
+                        ErrorKind::Overflow,
+                        format!(
+                            "Python integer {x} out of bounds for {} (NumPy 2 raises OverflowError); \
+                             use an array of a wider dtype",
+                            to.name()
+                        ),
+                    );
+                }
+                let w = to.pattern_bits();
+                Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 })
+            }
+            _ => Ok(to.float_format().expect("float").encode(v)),
+        }
+    };
+    let int_value = |x: i128| Value::Finite {
+        neg: x < 0,
+        mant: x.unsigned_abs(),
+        exp: 0,
+    };
+    let (re, im) = match s {
+        Scalar::Bool(b) => (int_value(b as i128), None),
+        Scalar::Int(x) => (int_value(x), None),
+        Scalar::Float(x) => (Value::from_f64(x), None),
+        Scalar::Complex(r, i) => (Value::from_f64(r), Some(Value::from_f64(i))),
+    };
+    if to.is_complex() {
+        let f = to.float_format().expect("complex parts");
+        let im = im.unwrap_or(Value::zero(false));
+        return Ok(one([f.encode(re), f.encode(im)]));
+    }
+    if im.is_some() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a complex scalar cannot combine into {}", to.name()),
+        );
+    }
+    if matches!(s, Scalar::Float(_)) && !to.is_float() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a float scalar cannot combine into {}", to.name()),
+        );
+    }
+    Ok(one([real(re)?, 0]))
+}
+
+/// Runs `f(start, chunk)` over the output storage in `CHUNK`s, on the rayon pool for large
+/// arrays. Each call gets its own disjoint slice of the storage.
+pub(super) fn for_chunks(out: &mut Data, f: impl Fn(usize, OutChunk) + Sync) {
+    pub(super) fn split<T: Send>(
+        v: &mut [T],
+        wrap: fn(&mut [T]) -> OutChunk,
+        f: &(impl Fn(usize, OutChunk) + Sync),
+    ) {
+        if v.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
+            v.par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, s)| f(c * CHUNK, wrap(s)));
+        } else {
+            for (c, s) in v.chunks_mut(CHUNK).enumerate() {
+                f(c * CHUNK, wrap(s));
+            }
+        }
+    }
+    match out {
+        Data::U8(v) => split(v, |s| OutChunk::U8(s), &f),
+        Data::U16(v) => split(v, |s| OutChunk::U16(s), &f),
+        Data::U32(v) => split(v, |s| OutChunk::U32(s), &f),
+        Data::U64(v) => split(v, |s| OutChunk::U64(s), &f),
+        Data::C64(v) => split(v, |s| OutChunk::C64(s), &f),
+        Data::C128(v) => split(v, |s| OutChunk::C128(s), &f),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary ops
+
+/// An operand ready to load: its array (full length, or one element to splat).
+pub(super) struct Input<'a> {
+    pub(super) array: std::borrow::Cow<'a, Array>,
+    pub(super) splat: bool,
+}
+
+pub(super) fn prepare<'a>(
+    arg: &'a Arg,
+    compute: DType,
+    shape: &[usize],
+) -> Result<Input<'a>, OpError> {
+    let array = match arg {
+        Arg::Array(a) => std::borrow::Cow::Borrowed(a),
+        Arg::Scalar(s) => std::borrow::Cow::Owned(materialise(*s, compute)?),
+    };
+    if array.len() == 1 {
+        return Ok(Input { array, splat: true });
+    }
+    if array.shape != shape {
+        let expanded = expand(&array, shape);
+        return Ok(Input {
+            array: std::borrow::Cow::Owned(expanded),
+            splat: false,
+        });
+    }
+    Ok(Input {
+        array,
+        splat: false,
+    })
+}
+
+/// Why `op` is not defined on computation dtype `c`, if it is not: the catalogue's accepted
+/// kinds (`numeric::op`) decide, the message says what to do instead.
+pub(super) fn unsupported(op: Op, c: DType) -> Option<String> {
+    let kinds = op.info().kinds;
+    if kinds.accepts(c.kind()) {
+        return None;
+    }
+    let name = c.name();
+    Some(match (op, c) {
+        (o, _) if o.is_bitwise() => format!(
+            "{} is not defined for {name}; bitwise ops take integers and bool",
+            o.name()
+        ),
+        (Op::Subtract, DType::Bool) => {
+            "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
+        }
+        (Op::FloorDivide | Op::Power, DType::Bool) => format!(
+            "{} is not defined for bool; cast to an integer dtype first",
+            op.name()
+        ),
+        (Op::TrueDivide, DType::Bool | DType::Int { .. }) => format!(
+            "true_divide of {name} needs a float result and the policy has no [ops.true_divide] rule"
+        ),
+        (Op::FloorDivide | Op::Power, DType::Complex64 | DType::Complex128) => format!(
+            "{} is not implemented for {name} in the reference kernels",
+            op.name()
+        ),
+        _ => format!(
+            "{} is not defined for {name}; it takes {}",
+            op.name(),
+            kinds.describe()
+        ),
+    })
+}
+
+/// The result dtype, shape and prepared operands of `op(a, b)`.
+pub(super) fn plan<'a>(
+    policy: &Generated,
+    op: Op,
+    a: &'a Arg,
+    b: &'a Arg,
+) -> Result<Prepared<'a>, OpError> {
+    let (oa, ob) = (a.operand(), b.operand());
+    let compute = if op == Op::TrueDivide {
+        policy.true_divide_type(oa, ob)
+    } else {
+        policy.result_type(oa, ob)
+    }
+    .map_err(promotion)?;
+    if let Some(why) = unsupported(op, compute) {
+        return err(ErrorKind::Unsupported, why);
+    }
+    let shape = broadcast(a.shape(), b.shape())?;
+    let (x, y) = (prepare(a, compute, &shape)?, prepare(b, compute, &shape)?);
+    if op == Op::Power && matches!(compute, DType::Int { signed: true, .. }) {
+        let t = int_loader(y.array.dtype, compute);
+        let n = y.array.len();
+        let mut buf = vec![0i64; n];
+        load_into(&t, &y.array.data, 0, false, &mut buf, int_lane);
+        if buf.iter().any(|&e| e < 0) {
+            return err(
+                ErrorKind::Input,
+                "integers to negative integer powers are not allowed (NumPy raises ValueError)",
+            );
+        }
+    }
+    let out_dtype = if op.is_comparison() {
+        DType::Bool
+    } else {
+        compute
+    };
+    Ok((out_dtype, shape, x, y, compute))
+}
+
+pub(super) type Prepared<'a> = (DType, Vec<usize>, Input<'a>, Input<'a>, DType);
+
+/// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
+pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    let mut out = Array::zeroed(out_dtype, shape);
+    run_binary(op, compute, &x, &y, &mut out.data);
+    Ok(out)
+}
+
+/// `binary` into a preallocated output of the result's dtype and shape.
+pub fn binary_into(
+    policy: &Generated,
+    op: Op,
+    a: &Arg,
+    b: &Arg,
+    out: &mut Array,
+) -> Result<(), OpError> {
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    if out.dtype != out_dtype || out.shape != shape {
+        return err(
+            ErrorKind::Input,
+            format!(
+                "the output is {} {:?}, the result {} {shape:?}",
+                out.dtype.name(),
+                out.shape,
+                out_dtype.name()
+            ),
+        );
+    }
+    run_binary(op, compute, &x, &y, &mut out.data);
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! `sum`: integer sums wrap in the accumulator; float sums are exact (Shewchuk's partials) and rounded once.
+
+use super::*;
+
+/// Exact floating-point summation (Shewchuk's partials, as Python's `math.fsum`): returns the
+/// sum rounded once to float64 and the sign of what that rounding left out.
+pub(super) fn fsum(values: impl Iterator<Item = f64>) -> (f64, i8) {
+    let mut partials: Vec<f64> = Vec::new();
+    let (mut special, mut inf_sum) = (false, 0.0f64);
+    for mut x in values {
+        if !x.is_finite() {
+            special = true;
+            inf_sum += x; // +inf + -inf = NaN, NaN stays NaN
+            continue;
+        }
+        let mut i = 0;
+        for k in 0..partials.len() {
+            let mut y = partials[k];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    if special {
+        return (inf_sum, 0);
+    }
+    let Some(mut hi) = partials.pop() else {
+        return (0.0, 0);
+    };
+    let mut lo = 0.0;
+    while let Some(y) = partials.pop() {
+        let x = hi;
+        hi = x + y;
+        let yr = hi - x;
+        lo = y - yr;
+        if lo != 0.0 {
+            break;
+        }
+    }
+    // Half-way case: the rest of the partials decide the direction.
+    let mut residual = lo;
+    if let Some(&next) = partials.last()
+        && ((lo < 0.0 && next < 0.0) || (lo > 0.0 && next > 0.0))
+    {
+        let y = lo * 2.0;
+        let x = hi + y;
+        if y == x - hi {
+            hi = x;
+            residual = -lo;
+        }
+    }
+    let sign = if residual > 0.0 {
+        1
+    } else if residual < 0.0 {
+        -1
+    } else if let Some(&next) = partials.last() {
+        if lo == 0.0 { 0 } else { next.signum() as i8 }
+    } else {
+        0
+    };
+    (hi, sign)
+}
+
+/// The exact sum of float values (as f64s) rounded once into `f`.
+pub(super) fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u64 {
+    let (hi, sign) = fsum(values);
+    let mut v = Value::from_f64(hi);
+    // A value strictly between `hi` and its float64 neighbour rounds like the exact sum.
+    if let (Value::Finite { neg, mant, exp }, true) = (v, sign != 0 && hi != 0.0) {
+        let away = (sign > 0) != neg;
+        v = Value::Finite {
+            neg,
+            mant: if away { mant * 4 + 1 } else { mant * 4 - 1 },
+            exp: exp - 2,
+        };
+    }
+    if hi.is_nan() {
+        return f.encode(Value::Nan { neg: false });
+    }
+    f.encode(v)
+}
+
+/// `sum` over every element (`axis: None`, result of shape `[]`) or along one axis, in the
+/// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once.
+pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
+    let acc = policy.sum_type(a.dtype).map_err(promotion)?;
+    let (outer, len, inner, shape) = match axis {
+        None => (1, a.len(), 1, vec![]),
+        Some(k) if k < a.shape.len() => {
+            let outer: usize = a.shape[..k].iter().product();
+            let inner: usize = a.shape[k + 1..].iter().product();
+            let mut shape = a.shape.clone();
+            shape.remove(k);
+            (outer, a.shape[k], inner, shape)
+        }
+        Some(k) => {
+            return err(
+                ErrorKind::Input,
+                format!(
+                    "axis {k} is out of bounds for an array of {} dimensions",
+                    a.shape.len()
+                ),
+            );
+        }
+    };
+    let conv = astype(a, acc);
+    let mut bits = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for i in 0..inner {
+            let idx = (0..len).map(|k| (o * len + k) * inner + i);
+            bits.push(match acc {
+                DType::Bool => [idx.map(|j| raw(&conv.data, j)).fold(0, |x, y| x | y), 0],
+                DType::Int { bits: w, .. } => {
+                    let mask = if w >= 64 { u64::MAX } else { (1 << w) - 1 };
+                    let s = idx.fold(0i64, |s, j| {
+                        s.wrapping_add(int_lane(acc, raw(&conv.data, j)))
+                    });
+                    [s as u64 & mask, 0]
+                }
+                DType::Complex64 | DType::Complex128 => {
+                    let f = acc.float_format().expect("parts");
+                    let parts: Vec<(f64, f64)> = idx.map(|j| complex_at(&conv, j, acc)).collect();
+                    [
+                        round_sum(&f, parts.iter().map(|p| p.0)),
+                        round_sum(&f, parts.iter().map(|p| p.1)),
+                    ]
+                }
+                _ => {
+                    let f = acc.float_format().expect("float");
+                    [
+                        round_sum(&f, idx.map(|j| value_of(acc, raw(&conv.data, j)).to_f64())),
+                        0,
+                    ]
+                }
+            });
+        }
+    }
+    Ok(Array::from_bits(acc, shape, &bits).expect("shape"))
+}
