@@ -45,7 +45,7 @@ pub(crate) fn suggest(
         top,
     };
     let s = typejoin::design::suggest::suggest(&policy, name, decl.as_ref(), options)
-        .map_err(|e| usage(e, "see `typejoin suggest --help`"))?;
+        .map_err(|e| usage(e.to_string(), "see `typejoin suggest --help`"))?;
     let text = match format {
         SuggestFormat::Json => typejoin::output::suggest::json(&s),
         SuggestFormat::Text => typejoin::output::suggest::text(&s),

@@ -66,6 +66,30 @@ impl Default for Options {
     }
 }
 
+/// Why no placements could be searched for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SuggestError {
+    #[error("`{0}` is a weak (Python scalar) type; suggest places concrete dtypes")]
+    Weak(String),
+    /// A dtype the policy already has and names elsewhere cannot be taken out and re-placed.
+    #[error("`{dtype}` appears in {by}; it cannot be re-placed")]
+    Pinned { dtype: String, by: &'static str },
+    #[error("`{0}` fails its laws; fix them first (`typejoin check`)")]
+    LawsFail(String),
+    #[error("`{0}` is not a catalogue dtype; give its format with --format-of")]
+    NoFormat(String),
+    #[error(
+        "more than {MAX_CANDIDATES} placements with up to {max_degree} dtypes below and above; lower --max-degree"
+    )]
+    TooMany { max_degree: usize },
+    /// A `--format-of` text that is not a format.
+    #[error("{0}")]
+    BadFormat(String),
+    /// The search and the law checker disagree: a bug in typejoin.
+    #[error("internal error: {0}; please report it")]
+    Internal(String),
+}
+
 /// The ranking key of a placement (lexicographic, smaller is better).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Score {
@@ -288,17 +312,13 @@ type Candidate = (Rc<(Vec<usize>, Vec<(usize, usize)>)>, Vec<usize>);
 /// Every placement with at most `k` predecessors and `k` successors that keeps the order of
 /// the existing dtypes; with `prune`, without the successor sets that make some x ∨ y
 /// ambiguous for a y below two successors but not below x.
-fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, String> {
+fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, SuggestError> {
     let n = o.n;
     let all: Vec<usize> = (0..n).collect();
     let mut out = Vec::new();
     // Candidates and escaping pairs held: bounded, so a wide lattice fails fast, not slowly.
     let (mut held, mut escaping_held) = (0usize, 0usize);
-    let too_many = || {
-        format!(
-            "more than {MAX_CANDIDATES} placements with up to {k} dtypes below and above; lower --max-degree"
-        )
-    };
+    let too_many = || SuggestError::TooMany { max_degree: k };
     let ps = o.antichains(&all, k, |_| true);
     if ps.len() > MAX_CANDIDATES {
         return Err(too_many());
@@ -345,7 +365,7 @@ fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, String
 /// Holds the search to the law checker: every placement of `name` with at most `k`
 /// predecessors and successors, unpruned, is decided both ways; returns (accepted, refused)
 /// counts, or the first disagreement. For tests.
-pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usize), String> {
+pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usize), SuggestError> {
     let lattice = Lattice::from_policy(policy);
     let o = Order::new(&lattice);
     let pruned: std::collections::HashSet<(Vec<usize>, Vec<usize>)> = candidates(&o, k, true)?
@@ -359,11 +379,11 @@ pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usiz
             && evaluate(&o, policy.partial, p, &s, escaping).is_some();
         let laws_hold = laws_hold(&place(policy, name, None, p, &s));
         if fast != laws_hold {
-            return Err(format!(
+            return Err(SuggestError::Internal(format!(
                 "below {:?} above {:?}: the search says {fast}, the laws say {laws_hold}",
                 p.iter().map(|&i| &policy.dtypes[i]).collect::<Vec<_>>(),
                 s.iter().map(|&i| &policy.dtypes[i]).collect::<Vec<_>>()
-            ));
+            )));
         }
         if fast {
             accepted += 1;
@@ -394,16 +414,17 @@ fn bits_of(policy: &Policy, i: usize) -> u32 {
 
 /// `policy` without dtype `x`: its edges bridged (p → s for each p → x → s), so the order
 /// among the others is unchanged. Refused when a rule names `x`.
-pub fn remove(policy: &Policy, x: usize) -> Result<Policy, String> {
+pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
     let name = &policy.dtypes[x];
     if policy
         .weak
         .iter()
         .any(|w| w.weak == x || w.materialises == x)
     {
-        return Err(format!(
-            "`{name}` appears in [weak]; it cannot be re-placed"
-        ));
+        return Err(SuggestError::Pinned {
+            dtype: name.clone(),
+            by: "[weak]",
+        });
     }
     let named_by_op = policy.ops.iter().any(|r| {
         r.integer_result == Some(x)
@@ -411,9 +432,10 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, String> {
             || r.integer_result_of.iter().any(|&(a, b)| a == x || b == x)
     });
     if named_by_op {
-        return Err(format!(
-            "`{name}` appears in an [ops] rule; it cannot be re-placed"
-        ));
+        return Err(SuggestError::Pinned {
+            dtype: name.clone(),
+            by: "an [ops] rule",
+        });
     }
     let re = |i: usize| if i > x { i - 1 } else { i };
     let mut edges: Vec<Edge> = policy
@@ -544,11 +566,9 @@ pub fn suggest(
     name: &str,
     format: Option<&FormatDecl>,
     opts: Options,
-) -> Result<Suggestion, String> {
+) -> Result<Suggestion, SuggestError> {
     if crate::numeric::dtype::is_weak(name) {
-        return Err(format!(
-            "`{name}` is a weak (Python scalar) type; suggest places concrete dtypes"
-        ));
+        return Err(SuggestError::Weak(name.to_string()));
     }
     let mut format = format.cloned();
     let (base, replaced) = match policy.dtypes.iter().position(|d| d == name) {
@@ -569,16 +589,12 @@ pub fn suggest(
         None => (policy.clone(), None),
     };
     if !laws_hold(&base) {
-        return Err(format!(
-            "`{}` fails its laws; fix them first (`typejoin check`)",
-            base.path
-        ));
+        return Err(SuggestError::LawsFail(base.path.clone()));
     }
     let lattice = Lattice::from_policy(&base);
     let probe = place(&base, name, format.as_ref(), &[], &[]);
-    let x_numeric = Numeric::of(&probe, base.dtypes.len()).ok_or_else(|| {
-        format!("`{name}` is not a catalogue dtype; give its format with --format-of")
-    })?;
+    let x_numeric = Numeric::of(&probe, base.dtypes.len())
+        .ok_or_else(|| SuggestError::NoFormat(name.to_string()))?;
     let o = Order::new(&lattice);
     let n = o.n;
     let k = opts.max_degree;
@@ -677,11 +693,11 @@ pub fn suggest(
         let applied = place(&base, name, format.as_ref(), p, s);
         // Re-check with the law checker: the set algebra above must agree with it.
         if !laws_hold(&applied) {
-            return Err(format!(
-                "internal error: the placement above {:?} below {:?} breaks a law the search accepted; please report it",
+            return Err(SuggestError::Internal(format!(
+                "the placement above {:?} below {:?} breaks a law the search accepted",
                 p.iter().map(|&i| name_of(i)).collect::<Vec<_>>(),
                 s.iter().map(|&i| name_of(i)).collect::<Vec<_>>()
-            ));
+            )));
         }
         let mut conv = |from: usize, to: usize| {
             classify_cache
@@ -820,7 +836,7 @@ pub fn suggest(
 /// Parses `--format-of`: a catalogue float's name (`float8_e4m3fn`, `bf16`), or the fields
 /// of a `[formats]` table, `exponent_bits=4,mantissa_bits=3[,bias=7][,infinities=false][,nan=all-ones]`
 /// (validated as in a policy file).
-pub fn parse_format(text: &str) -> Result<FormatDecl, String> {
+pub fn parse_format(text: &str) -> Result<FormatDecl, SuggestError> {
     if let Some(name) = crate::numeric::dtype::canonical(text)
         && let Some(f) = crate::numeric::format::float_format(name)
     {
@@ -836,12 +852,16 @@ pub fn parse_format(text: &str) -> Result<FormatDecl, String> {
     // The fields become a `[formats]` table, validated by the policy parser itself.
     let mut fields = vec!["kind = \"float\"".to_string()];
     for kv in text.split(',') {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| format!("`{kv}` is not key=value, and `{text}` is not a float dtype"))?;
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            SuggestError::BadFormat(format!(
+                "`{kv}` is not key=value, and `{text}` is not a float dtype"
+            ))
+        })?;
         let (k, v) = (k.trim(), v.trim());
         if !k.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            return Err(format!("`{k}` is not a format field"));
+            return Err(SuggestError::BadFormat(format!(
+                "`{k}` is not a format field"
+            )));
         }
         let raw = v.parse::<i64>().is_ok() || v == "true" || v == "false";
         fields.push(if raw {
@@ -859,13 +879,15 @@ pub fn parse_format(text: &str) -> Result<FormatDecl, String> {
             .formats
             .into_iter()
             .next()
-            .ok_or_else(|| "no format given".to_string()),
+            .ok_or_else(|| SuggestError::BadFormat("no format given".into())),
         Err(e) => {
-            let d = &e.diagnostics[0];
-            Err(match &d.help {
-                Some(h) => format!("{} ({h})", d.message),
-                None => d.message.clone(),
-            })
+            Err(SuggestError::BadFormat(match e.diagnostics.first() {
+                Some(d) => match &d.help {
+                    Some(h) => format!("{} ({h})", d.message),
+                    None => d.message.clone(),
+                },
+                None => e.to_string(),
+            }))
         }
     }
 }

@@ -158,7 +158,7 @@ proptest! {
         };
         prop_assume!(laws::check_lattice("p", "p", &lattice, &joins, CheckOptions::default()).ok());
         let (accepted, refused) = typejoin::design::suggest::cross_check(&policy, "float16", 2)
-            .map_err(TestCaseError::fail)?;
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(accepted + refused >= 1);
     }
 
