@@ -685,7 +685,14 @@ pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Con
             Some((a, j, via, Numeric::of(policy, a)?, Numeric::of(policy, j)?))
         })
         .collect();
-    let classified = parallel_map(&formats, |(_, _, _, fa, fj)| classify(fa, fj, engine));
+    // On rayon's pool: z3 queries dominate, are independent, and each gets its own context.
+    let classified: Vec<_> = {
+        use rayon::prelude::*;
+        formats
+            .par_iter()
+            .map(|(_, _, _, fa, fj)| classify(fa, fj, engine))
+            .collect()
+    };
     formats
         .iter()
         .zip(classified)
@@ -702,35 +709,6 @@ pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Con
             decided_by,
         })
         .collect()
-}
-
-/// `f` over `items` on every core, results in order (z3 queries dominate and are independent).
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = AtomicUsize::new(0);
-    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.min(items.len()).max(1))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else {
-                            return done;
-                        };
-                        done.push((i, f(item)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a safety worker panicked"))
-            .collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
