@@ -14,7 +14,7 @@ pub(crate) fn check(
     o: ReportOptions,
     engine: Engine,
     timeout: u32,
-    err_color: bool,
+    (err_color, max_errors): (bool, usize),
 ) -> Result<u8, LoadError> {
     let opts = typejoin::check::Options {
         timeout_ms: timeout,
@@ -47,7 +47,7 @@ pub(crate) fn check(
         let (input, text) = match loaded {
             Ok(loaded) => loaded,
             Err(e) => {
-                eprint!("{}", e.render(err_color));
+                eprint!("{}", e.render_at_most(err_color, max_errors));
                 annotations.extend(
                     e.diagnostics
                         .iter()

@@ -19,7 +19,8 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
     let mut modules: Vec<(String, String)> = Vec::new();
     let mut refused = false;
     for f in files {
-        let input = load(f)?;
+        let text = read(f)?;
+        let input = Input::parse(&f.to_string_lossy(), &text)?;
         let Input::Policy { policy, joins, .. } = &input else {
             return Err(LoadError::one(
                 Diagnostic::file(&shown(f), "codegen needs a policy (.toml)")
@@ -27,7 +28,8 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
             ));
         };
         if let Some(why) = typejoin::output::codegen::unsupported(policy) {
-            return Err(LoadError::one(Diagnostic::file(&shown(f), why).with_help(
+            let src = typejoin::policy::diag::Source::new(&policy.path, &text);
+            return Err(LoadError::one(src.error(why.span, why.message).with_help(
                 "the kernels cover the catalogue dtypes; remove the dtype or leave this policy out",
             )));
         }
@@ -44,8 +46,6 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
             refused = true;
             continue;
         }
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| LoadError::one(Diagnostic::file(&shown(f), e.to_string())))?;
         let prov = typejoin::policy::provenance::Provenance {
             path: &shown(f),
             text: &text,

@@ -16,19 +16,17 @@ pub(crate) fn docs(out: &Path, lattices: &Path, observed: &Path) -> Result<u8, L
     };
     std::fs::create_dir_all(out).map_err(io)?;
     // A missing directory has no files to document.
-    let read = |dir: &Path, ext: &str| -> Result<Vec<(String, String)>, LoadError> {
+    let read_all = |dir: &Path, ext: &str| -> Result<Vec<(String, String)>, LoadError> {
         files_in(dir, &[ext], false)
             .unwrap_or_default()
             .iter()
-            .map(|f| {
-                std::fs::read_to_string(f)
-                    .map(|t| (shown(f), t))
-                    .map_err(|e| LoadError::one(Diagnostic::file(&shown(f), e.to_string())))
-            })
+            .map(|f| super::read(f).map(|t| (shown(f), t)))
             .collect()
     };
-    let files =
-        typejoin::output::pages::generate(&read(lattices, "toml")?, &read(observed, "json")?)?;
+    let files = typejoin::output::pages::generate(
+        &read_all(lattices, "toml")?,
+        &read_all(observed, "json")?,
+    )?;
     for (name, text) in &files {
         write_atomic(&out.join(name), text)?;
         println!("{}/{name}", shown(out));

@@ -37,6 +37,9 @@ pub struct Cli {
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never.
     #[arg(long, global = true, value_enum, default_value = "auto")]
     color: ColorChoice,
+    /// Input errors shown per file; the rest are counted.
+    #[arg(long, global = true, default_value_t = typejoin::policy::diag::MAX_ERRORS)]
+    max_errors: usize,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -103,6 +106,12 @@ pub(crate) enum Cmd {
         /// A generated policy: jax, jax-x32, jax-strict, array-api, python.
         #[arg(long, default_value = "jax")]
         policy: String,
+        /// The longest line read, in bytes; a longer one is answered with an `input` error.
+        #[arg(long, default_value_t = typejoin::kernels::conformance::DEFAULT_MAX_LINE_BYTES)]
+        max_line_bytes: usize,
+        /// The largest array a kernel creates (a broadcast or reduction result), in elements.
+        #[arg(long, default_value_t = typejoin::kernels::ops::DEFAULT_MAX_ELEMENTS)]
+        max_elements: usize,
     },
     /// Time one kernel on random inputs, output preallocated; prints one JSON line.
     Bench {
@@ -286,12 +295,13 @@ pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {
 
 pub(crate) fn read(path: &Path) -> Result<String, LoadError> {
     let shown = path.to_string_lossy();
-    std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         LoadError::one(
             Diagnostic::file(&shown, format!("cannot read `{shown}`: {e}"))
                 .with_help("check the path; `typejoin check` also takes directories"),
         )
-    })
+    })?;
+    typejoin::policy::diag::decode(&shown, bytes)
 }
 
 /// The files under `dir` whose extension is one of `exts`, sorted, hidden entries skipped;
@@ -370,7 +380,11 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
         .file_name()
         .map_or("out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, contents).map_err(fail)?;
+    // On a full or read-only disk the partial temporary file is removed, never left behind.
+    std::fs::write(&tmp, contents).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         fail(e)
@@ -412,10 +426,20 @@ pub fn run(cli: Cli) -> ExitCode {
             },
             engine,
             timeout,
-            err_color,
+            (err_color, cli.max_errors),
         ),
         Cmd::Codegen { files, out } => codegen::codegen(&files, &out),
-        Cmd::Run { cases, policy } => run::run_cases(&cases, &policy),
+        Cmd::Run {
+            cases,
+            policy,
+            max_line_bytes,
+            max_elements,
+        } => run::run_cases(
+            &cases,
+            &policy,
+            typejoin::kernels::conformance::Limits { max_line_bytes },
+            max_elements,
+        ),
         Cmd::Docs {
             out,
             lattices,
@@ -498,7 +522,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprint!("{}", e.render(err_color));
+            eprint!("{}", e.render_at_most(err_color, cli.max_errors));
             ExitCode::from(2)
         }
     }

@@ -8,10 +8,9 @@ use super::*;
 
 /// Writes one SMT-LIB obligation per law into `out`, replacing the ones already there.
 pub(crate) fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
-    let input = load(file)?;
+    let text = read(file)?;
+    let input = typejoin::Input::parse(&file.to_string_lossy(), &text)?;
     let shown = file.to_string_lossy().replace('\\', "/");
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| LoadError::one(Diagnostic::file(&shown, e.to_string())))?;
     let command = format!(
         "typejoin prove {shown} --out {}",
         out.to_string_lossy().replace('\\', "/")

@@ -1,17 +1,21 @@
 //! The `run` command: the conformance runner, one answer line per case.
 
-use std::io::Write;
 use std::path::Path;
 
+use typejoin::kernels::conformance::{Limits, run_stream};
 use typejoin::policy::diag::{Diagnostic, LoadError};
 
-/// The generated policy of a name, or an error listing the names.
 /// Answers every case of a JSON-lines file (or stdin), streaming.
-pub(crate) fn run_cases(cases: &Path, policy: &str) -> Result<u8, LoadError> {
-    use std::io::BufRead;
+pub(crate) fn run_cases(
+    cases: &Path,
+    policy: &str,
+    limits: Limits,
+    max_elements: usize,
+) -> Result<u8, LoadError> {
     let policy = typejoin::kernels::policy(policy)?;
+    typejoin::kernels::ops::set_max_elements(max_elements);
     let shown = cases.to_string_lossy();
-    let reader: Box<dyn BufRead> = if shown == "-" {
+    let reader: Box<dyn std::io::BufRead> = if shown == "-" {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(std::io::BufReader::new(
@@ -20,27 +24,8 @@ pub(crate) fn run_cases(cases: &Path, policy: &str) -> Result<u8, LoadError> {
             })?,
         ))
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| {
-            LoadError::one(Diagnostic::file(
-                &shown,
-                format!("line {}: cannot read: {e}", n + 1),
-            ))
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        if writeln!(
-            out,
-            "{}",
-            typejoin::kernels::conformance::run_line(policy, &line)
-        )
-        .is_err()
-        {
-            return Ok(0); // the reader went away (a closed pipe)
-        }
-    }
-    let _ = out.flush();
+    let out = std::io::BufWriter::new(std::io::stdout().lock());
+    run_stream(policy, reader, out, limits)
+        .map_err(|e| LoadError::one(Diagnostic::file(&shown, format!("cannot read: {e}"))))?;
     Ok(0)
 }

@@ -880,15 +880,13 @@ pub fn parse_format(text: &str) -> Result<FormatDecl, SuggestError> {
             .into_iter()
             .next()
             .ok_or_else(|| SuggestError::BadFormat("no format given".into())),
-        Err(e) => {
-            Err(SuggestError::BadFormat(match e.diagnostics.first() {
-                Some(d) => match &d.help {
-                    Some(h) => format!("{} ({h})", d.message),
-                    None => d.message.clone(),
-                },
-                None => e.to_string(),
-            }))
-        }
+        Err(e) => Err(SuggestError::BadFormat(match e.diagnostics.first() {
+            Some(d) => match &d.help {
+                Some(h) => format!("{} ({h})", d.message),
+                None => d.message.clone(),
+            },
+            None => e.to_string(),
+        })),
     }
 }
 

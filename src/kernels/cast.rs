@@ -504,10 +504,33 @@ impl Cast {
                         ),
                     ));
                 }
-                bytes
+                let units: Vec<u64> = bytes
                     .chunks_exact(w)
                     .map(|c| c.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64))
-                    .collect()
+                    .collect();
+                // Sub-byte formats and bool use the low bits of their unit; a set high bit is
+                // no pattern of the format (the runner refuses it too), never masked away.
+                let width = s.width();
+                if width < 64
+                    && let Some((i, x)) = units.iter().enumerate().find(|(_, x)| *x >> width != 0)
+                {
+                    return Err(LoadError::one(
+                        Diagnostic::file(
+                            path,
+                            format!(
+                                "element {i} (byte offset {}) is {x:#04x}, but `{src_name}` patterns have {width} bit{}",
+                                i * w,
+                                if width == 1 { "" } else { "s" }
+                            ),
+                        )
+                        .with_help(if src_name == "bool" {
+                            "bool storage is 0 or 1 (NumPy reads any other byte as True: normalise with `!= 0` first)"
+                        } else {
+                            "sub-byte elements take the low bits of one byte each, as ml_dtypes stores them"
+                        }),
+                    ));
+                }
+                units
             }
         };
         let rows = inputs

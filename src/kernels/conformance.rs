@@ -26,8 +26,10 @@ fn parse_dtype(v: &Json, what: &str) -> Result<DType, OpError> {
 
 fn parse_bits(v: &Json, complex: bool) -> Option<[u64; 2]> {
     if complex {
-        let a = v.as_array()?;
-        (a.len() == 2).then_some([a[0].as_u64()?, a[1].as_u64()?])
+        match v.as_array()?.as_slice() {
+            [re, im] => Some([re.as_u64()?, im.as_u64()?]),
+            _ => None,
+        }
     } else {
         Some([v.as_u64()?, 0])
     }
@@ -198,14 +200,25 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
     }
 }
 
-/// The answer line (without newline) to one input line.
+/// The answer line (without newline) to one input line. A panic in a kernel (a bug, never
+/// the input's fault) is caught and answered as an `internal` error, so one case cannot take
+/// the rest of the stream down.
 pub fn run_line(policy: &Generated, line: &str) -> String {
     let (id, result) = match serde_json::from_str::<Json>(line) {
         Err(e) => (Json::Null, Err(input_error(format!("not JSON: {e}")))),
         Ok(case) if !case.is_object() => (Json::Null, Err(input_error("a case is a JSON object"))),
         Ok(case) => {
             let id = case.get("id").cloned().unwrap_or(Json::Null);
-            (id, run_case(policy, &case))
+            let run = std::panic::catch_unwind(|| run_case(policy, &case));
+            (
+                id,
+                run.unwrap_or_else(|_| {
+                    Err(OpError {
+                        kind: ErrorKind::Internal,
+                        message: "the kernel panicked on this case: a bug in typejoin; please report the line".into(),
+                    })
+                }),
+            )
         }
     };
     let out = match result {
@@ -213,4 +226,118 @@ pub fn run_line(policy: &Generated, line: &str) -> String {
         Err(e) => json!({"id": id, "error": e.message, "kind": e.kind.key()}),
     };
     out.to_string()
+}
+
+/// The runner's limits (`typejoin run --max-line-bytes`, `--max-elements`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest line read (bytes, newline excluded); a longer line is skipped to its end
+    /// without being held in memory and answered with an `input` error.
+    pub max_line_bytes: usize,
+}
+
+/// 64 MiB: a million float64 elements as JSON take about 20 MB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// Answers every non-blank line of `input` on `output`, in order, one line each: a line that
+/// is not UTF-8, not JSON, over the limits, or fails in any way gets an error answer of its
+/// own (its `id` when it could be read) and the stream goes on. `Err` only when reading or
+/// writing fails; a closed output (the reader went away) ends the run quietly.
+pub fn run_stream(
+    policy: &Generated,
+    mut input: impl std::io::BufRead,
+    mut output: impl std::io::Write,
+    limits: Limits,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        n += 1;
+        let (read, too_long) = read_line(&mut input, &mut line, limits.max_line_bytes)?;
+        if read == 0 {
+            break;
+        }
+        let answer = if too_long {
+            json!({
+                "id": Json::Null,
+                "error": format!(
+                    "line {n} is longer than {} bytes (raise it with --max-line-bytes)",
+                    limits.max_line_bytes
+                ),
+                "kind": "input",
+            })
+            .to_string()
+        } else {
+            match std::str::from_utf8(&line) {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => run_line(policy, text),
+                Err(e) => json!({
+                    "id": Json::Null,
+                    "error": format!(
+                        "line {n} is not UTF-8 (invalid byte at offset {})",
+                        e.valid_up_to()
+                    ),
+                    "kind": "input",
+                })
+                .to_string(),
+            }
+        };
+        if let Err(e) = writeln!(output, "{answer}") {
+            return if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Ok(())
+            } else {
+                Err(e)
+            };
+        }
+    }
+    match output.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Reads one line into `buf` (without its newline), keeping at most `max` bytes: the rest of
+/// a longer line is consumed and dropped. Returns the bytes read (0 at the end) and whether
+/// the line was too long.
+fn read_line(
+    input: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, bool)> {
+    let (mut read, mut too_long) = (0usize, false);
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((read, too_long));
+        }
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1),
+            None => (chunk, chunk.len()),
+        };
+        if !too_long && buf.len() + part.len() <= max {
+            buf.extend_from_slice(part);
+        } else {
+            too_long = true;
+            buf.clear();
+        }
+        let newline = done > part.len();
+        input.consume(done);
+        read += done;
+        if newline {
+            return Ok((read, too_long));
+        }
+    }
 }

@@ -26,14 +26,18 @@ pub fn module_name(stem: &str) -> String {
 }
 
 /// Why a policy cannot be generated: a dtype the kernels have no type for.
-pub fn unsupported(policy: &Policy) -> Option<String> {
+pub fn unsupported(policy: &Policy) -> Option<crate::policy::diag::Unplaced> {
     policy
         .dtypes
         .iter()
-        .find(|d| {
+        .enumerate()
+        .find(|(_, d)| {
             !crate::numeric::dtype::is_weak(d) && crate::numeric::dtype::DType::named(d).is_none()
         })
-        .map(|d| format!("the kernels have no array type for `{d}`"))
+        .map(|(i, d)| crate::policy::diag::Unplaced {
+            span: policy.dtype_spans.get(i).cloned().unwrap_or(0..0),
+            message: format!("the kernels have no array type for `{d}`"),
+        })
 }
 
 fn header(prov: &Provenance) -> String {

@@ -16,41 +16,74 @@ pub struct Diagnostic {
     pub width: usize,
     pub message: String,
     pub help: Option<String>,
-    /// The source line the span starts on, for the snippet.
+    /// The source line the span starts on, for the snippet: at most [`SNIPPET_CHARS`]
+    /// characters around the span (`…` marks what was cut), so a megabyte-long line costs a
+    /// few hundred bytes per error, not a megabyte.
     pub source_line: String,
+    /// 1-based column of the span within `source_line` (equal to `col` when nothing was cut).
+    pub source_col: usize,
 }
 
-/// A file's text with its path, to turn byte spans into diagnostics.
-#[derive(Clone, Copy)]
+/// The widest source line a diagnostic quotes, in characters.
+pub const SNIPPET_CHARS: usize = 120;
+
+/// A file's text with its path, to turn byte spans into diagnostics. Line starts are indexed
+/// once, and the column of the last span is remembered, so the diagnostics of a file cost
+/// time linear in its size even when thousands sit on one long line.
+#[derive(Clone)]
 pub struct Source<'a> {
     pub path: &'a str,
     pub text: &'a str,
+    /// Byte offset of every line's start.
+    line_starts: Vec<usize>,
+    /// (byte offset, its 1-based column) of the last position located.
+    last: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> Source<'a> {
     pub fn new(path: &'a str, text: &'a str) -> Source<'a> {
-        Source { path, text }
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source {
+            path,
+            text,
+            line_starts,
+            last: std::cell::Cell::new((0, 1)),
+        }
     }
 
     /// 1-based (line, column) of a byte offset; offsets past the end clamp to the end.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(self.text, offset.min(self.text.len()));
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = self.text[line_start..offset].chars().count() + 1;
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let line_start = self.line_starts[line - 1];
+        let (last, last_col) = self.last.get();
+        let col = if last >= line_start && last <= offset {
+            last_col + self.text[last..offset].chars().count()
+        } else {
+            self.text[line_start..offset].chars().count() + 1
+        };
+        self.last.set((offset, col));
         (line, col)
     }
 
     pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
         let start = floor_char_boundary(self.text, span.start.min(self.text.len()));
         let (line, col) = self.line_col(start);
-        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.text[start..]
-            .find('\n')
-            .map_or(self.text.len(), |i| start + i);
+        let line_start = self.line_starts[line - 1];
+        let line_end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |&s| s - 1);
         let end = floor_char_boundary(self.text, span.end.clamp(start, line_end));
         let width = self.text[start..end].chars().count().max(1);
+        let (source_line, source_col, width) = snippet(
+            &self.text[line_start..line_end],
+            start - line_start,
+            col,
+            width,
+        );
         Diagnostic {
             path: self.path.to_string(),
             line,
@@ -58,11 +91,46 @@ impl<'a> Source<'a> {
             width,
             message: message.into(),
             help: None,
-            source_line: self.text[line_start..line_end]
-                .trim_end_matches('\r')
-                .to_string(),
+            source_line,
+            source_col,
         }
     }
+}
+
+/// The quoted part of `line` for a span at byte `at` (column `col`, `width` characters): the
+/// whole line when it is short, else a window of [`SNIPPET_CHARS`] characters that starts a
+/// little before the span, with `…` where it was cut. Returns the text, the span's column in
+/// it, and the width clipped to the window.
+fn snippet(line: &str, at: usize, col: usize, width: usize) -> (String, usize, usize) {
+    let line = line.trim_end_matches('\r');
+    let at = floor_char_boundary(line, at.min(line.len()));
+    // Short lines (measured in bytes first: cheap, and an upper bound on characters).
+    if line.len() <= SNIPPET_CHARS || line.chars().nth(SNIPPET_CHARS).is_none() {
+        return (line.to_string(), col, width);
+    }
+    const BEFORE: usize = 30;
+    let begin = line[..at]
+        .char_indices()
+        .rev()
+        .nth(BEFORE - 1)
+        .map_or(0, |(i, _)| i);
+    let mut out = String::new();
+    let before = line[begin..at].chars().count();
+    let mut span_col = before + 1;
+    if begin > 0 {
+        out.push('…');
+        span_col += 1;
+    }
+    // SNIPPET_CHARS of the line's own text; the `…` marks come on top.
+    let room = SNIPPET_CHARS.saturating_sub(before).max(1);
+    let tail: String = line[at..].chars().take(room).collect();
+    out += &line[begin..at];
+    out += &tail;
+    if at + tail.len() < line.len() {
+        out.push('…');
+    }
+    let width = width.min(tail.chars().count().max(1));
+    (out, span_col, width)
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -89,6 +157,7 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             source_line: String::new(),
+            source_col: 0,
         }
     }
 
@@ -111,7 +180,7 @@ impl Diagnostic {
         if !self.source_line.is_empty() {
             let num = self.line.to_string();
             let pad = " ".repeat(num.len());
-            let caret_pad = " ".repeat(self.col.saturating_sub(1));
+            let caret_pad = " ".repeat(self.source_col.saturating_sub(1));
             out += &format!("{blue}{pad} |{reset}\n");
             out += &format!("{blue}{num} |{reset} {}\n", self.source_line);
             out += &format!(
@@ -145,14 +214,66 @@ impl LoadError {
         }
     }
 
+    /// Every diagnostic, rendered.
     pub fn render(&self, color: bool) -> String {
-        self.diagnostics
+        self.render_at_most(color, usize::MAX)
+    }
+
+    /// The first `max` diagnostics, then one line saying how many more there are (the CLI's
+    /// `--max-errors`): a file with fifty thousand mistakes reports in kilobytes.
+    pub fn render_at_most(&self, color: bool, max: usize) -> String {
+        let mut out = self
+            .diagnostics
             .iter()
+            .take(max)
             .map(|d| d.render(color))
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        let more = self.diagnostics.len().saturating_sub(max);
+        if more > 0 {
+            let path = self.diagnostics.first().map_or("", |d| d.path.as_str());
+            out += &format!(
+                "\n… and {more} more error{} in {path} (fix these first, or raise --max-errors)\n",
+                if more == 1 { "" } else { "s" }
+            );
+        }
+        out
     }
 }
+
+/// A problem found at a byte span of a file whose text the finder does not hold: the caller
+/// places it with [`Source::error`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unplaced {
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// The text of a file's bytes, or a diagnostic at the first byte that is not UTF-8 (its line
+/// and column counted in the valid text before it).
+pub fn decode(path: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        let (line, col) = Source::new(path, valid).line_col(at);
+        LoadError::one(Diagnostic {
+            line,
+            col,
+            ..Diagnostic::file(
+                path,
+                format!(
+                    "not UTF-8: byte {:#04x} at line {line}, column {col}",
+                    bytes[at]
+                ),
+            )
+            .with_help("policies and tables are UTF-8 text: re-save the file as UTF-8")
+        })
+    })
+}
+
+/// Diagnostics the CLI shows per file by default (`--max-errors`).
+pub const MAX_ERRORS: usize = 50;
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -192,6 +313,61 @@ pub fn did_you_mean<'c>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The indexed, memoised `line_col` equals counting from the start, in any order of
+    /// offsets (forwards, backwards, across lines, inside multi-byte characters).
+    #[test]
+    fn line_col_matches_counting_in_any_order() {
+        let text = "αβ = 1\r\nname = \"x\"\n\ndtypes = [\"é\", \"int8\"]\nlast";
+        let naive = |o: usize| {
+            let mut o = o.min(text.len());
+            while !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            let before = &text[..o];
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            (line, text[start..o].chars().count() + 1)
+        };
+        let src = Source::new("t", text);
+        let mut order: Vec<usize> = (0..=text.len() + 2).collect();
+        order.extend((0..=text.len()).rev());
+        order.extend(
+            (0..=text.len())
+                .step_by(7)
+                .chain((0..=text.len()).step_by(3)),
+        );
+        for o in order {
+            assert_eq!(src.line_col(o), naive(o), "offset {o}");
+        }
+    }
+
+    /// A long line is quoted as a window around the span, `…` where cut, the caret under the
+    /// span; a CR before the newline is not quoted.
+    #[test]
+    fn long_lines_are_quoted_as_a_window() {
+        let line = format!(
+            "x = [{}\"bad\"{}]\r\n",
+            "1, ".repeat(100),
+            ", 2".repeat(100)
+        );
+        let src = Source::new("t", &line);
+        let at = line.find("\"bad\"").unwrap();
+        let d = src.error(at..at + 5, "bad");
+        assert_eq!((d.line, d.col, d.width), (1, at + 1, 5));
+        assert_eq!(d.source_line.chars().count(), SNIPPET_CHARS + 2);
+        assert!(d.source_line.starts_with('…') && d.source_line.ends_with('…'));
+        let caret: String = d
+            .source_line
+            .chars()
+            .skip(d.source_col - 1)
+            .take(5)
+            .collect();
+        assert_eq!(caret, "\"bad\"");
+        let short = Source::new("t", "a = 1\r\n");
+        let d = short.error(4..5, "x");
+        assert_eq!((d.source_line.as_str(), d.source_col), ("a = 1", 5));
+    }
 
     #[test]
     fn line_col_and_render() {

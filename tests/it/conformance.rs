@@ -120,7 +120,7 @@ fn impossible_shapes_are_input_errors() {
             format!(
                 r#"{{"id": 2, "op": "add", "args": [{{"dtype": "int8", "shape": [100000], "bits": [{zeros}]}}, {{"dtype": "int8", "shape": [100000, 1], "bits": [{zeros}]}}]}}"#
             ),
-            "broadcasting [100000] with [100000, 1] gives [100000, 100000], over 4294967296 elements",
+            "broadcasting [100000] with [100000, 1] gives shape [100000, 100000], over the limit of 268435456 elements (raise it with --max-elements)",
         ),
     ];
     for (line, message) in cases {

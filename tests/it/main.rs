@@ -10,6 +10,7 @@ mod docs;
 mod dot;
 mod errors;
 mod gate;
+mod hostile;
 mod kernels;
 mod laws;
 mod oracle;

@@ -27,8 +27,38 @@ use crate::promote::{Generated, Operand, ScalarKind};
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
 pub const CHUNK: usize = 4096;
-/// The largest result a broadcast may produce (elements), refused rather than allocated.
-pub const MAX_ELEMENTS: usize = 1 << 32;
+/// The default of [`max_elements`]: 2^28 elements (2 GiB of float64, 4 GiB of complex128).
+pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 28;
+
+static MAX_ELEMENTS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_ELEMENTS);
+
+/// The largest array a kernel creates (elements): a broadcast or reduction result over it is
+/// an `input` error, refused before anything is allocated. Process-wide, like a thread pool's
+/// size: `typejoin run --max-elements` sets it once at start.
+pub fn max_elements() -> usize {
+    MAX_ELEMENTS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets [`max_elements`] (at least 1).
+pub fn set_max_elements(n: usize) {
+    MAX_ELEMENTS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `Err` when a result of `shape` would hold more than [`max_elements`] (or overflows).
+fn check_result_size(shape: &[usize], what: impl FnOnce() -> String) -> Result<(), OpError> {
+    let max = max_elements();
+    match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
+        Some(n) if n <= max => Ok(()),
+        _ => err(
+            ErrorKind::Input,
+            format!(
+                "{} gives shape {shape:?}, over the limit of {max} elements (raise it with --max-elements)",
+                what()
+            ),
+        ),
+    }
+}
 /// Arrays at least this long run their chunks on the rayon pool.
 pub const PARALLEL_MIN: usize = 1 << 17;
 
@@ -185,8 +215,10 @@ pub enum ErrorKind {
     Overflow,
     /// The op is not defined for the dtype (bitwise on floats, …).
     Unsupported,
-    /// Malformed input (shapes that do not broadcast, a bad axis, …).
+    /// Malformed input (shapes that do not broadcast, a bad axis, a limit passed, …).
     Input,
+    /// A bug in typejoin (a kernel panicked); the runner answers it and goes on.
+    Internal,
 }
 
 impl ErrorKind {
@@ -196,6 +228,7 @@ impl ErrorKind {
             ErrorKind::Overflow => "overflow",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Input => "input",
+            ErrorKind::Internal => "internal",
         }
     }
 }

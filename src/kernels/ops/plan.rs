@@ -29,13 +29,7 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
         };
     }
     // Inputs are real arrays, but their broadcast product can be out of reach.
-    let n = out.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-    if n.is_none_or(|n| n > MAX_ELEMENTS) {
-        return err(
-            ErrorKind::Input,
-            format!("broadcasting {a:?} with {b:?} gives {out:?}, over {MAX_ELEMENTS} elements"),
-        );
-    }
+    check_result_size(&out, || format!("broadcasting {a:?} with {b:?}"))?;
     Ok(out)
 }
 

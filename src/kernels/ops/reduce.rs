@@ -96,10 +96,12 @@ pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, 
     let (outer, len, inner, shape) = match axis {
         None => (1, a.len(), 1, vec![]),
         Some(k) if k < a.shape.len() => {
-            let outer: usize = a.shape[..k].iter().product();
-            let inner: usize = a.shape[k + 1..].iter().product();
             let mut shape = a.shape.clone();
             shape.remove(k);
+            // An empty array can name a huge result (`[0, 2^32, 3]` summed over axis 0).
+            check_result_size(&shape, || format!("sum over axis {k} of {:?}", a.shape))?;
+            let outer: usize = a.shape[..k].iter().product();
+            let inner: usize = a.shape[k + 1..].iter().product();
             (outer, a.shape[k], inner, shape)
         }
         Some(k) => {
