@@ -26,7 +26,7 @@ pub enum Verdict {
 
 #[derive(Clone, Copy, Debug)]
 pub struct Z3Options {
-    /// Per-query timeout in milliseconds.
+    /// Wall-clock limit of one check (parsing, every query, every model), in milliseconds.
     pub timeout_ms: u32,
     /// Counterexamples to enumerate per check (blocking clauses); `usize::MAX` for all.
     pub limit: usize,
@@ -42,23 +42,101 @@ impl Default for Z3Options {
 }
 
 /// Runs one SMT-LIB script and enumerates up to `limit` models of `vars` (bit-vectors of
-/// `width` bits), each blocked before the next query. Every `check` gets `opts.timeout_ms`.
+/// `width` bits), each blocked before the next query.
 ///
-/// The time limit is enforced by our own watchdog thread calling `Z3_interrupt`, not by z3's
-/// `timeout` parameter: the libz3 4.8 timer can stall when several solvers run on parallel
-/// threads, which is exactly how `verify` and the test harness use it.
+/// `opts.timeout_ms` is a wall-clock limit on the whole call (parsing the script, every query
+/// and every model), and it always returns: a watchdog thread interrupts the context at the
+/// deadline and again every 50 ms until z3 lets go (libz3 can miss a single interrupt; z3's own
+/// `timeout` parameter is not used, as a search that reads the clock answers with witnesses
+/// that depend on the machine's load). Out of time with no model is `Unknown("timeout")`;
+/// with some models, a `Violated` that is not complete.
 ///
-/// Each call gets a fresh z3 context, so its models (and the witnesses shown) depend only on
-/// the script: a context reused across queries on a worker thread would answer with whatever
+/// Each call gets a fresh z3 context, so its models depend only on the script (a complete set
+/// is sorted): a context reused across queries on a worker thread would answer with whatever
 /// the thread solved before, and the output would vary from run to run.
 pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
-    z3::with_z3_config(&z3::Config::new(), || solve_here(script, vars, width, opts))
+    use std::time::Duration;
+    // Some phases of libz3 (preprocessing a large script) do not poll the interrupt flag, so
+    // the work runs on a thread of its own: at the deadline (plus a grace for the watchdog's
+    // interrupt to land) the caller gets `Unknown("timeout")` and the thread, still being
+    // interrupted, is left to finish or to end with the process.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (script, vars): (String, Vec<String>) =
+        (script.into(), vars.iter().map(|v| v.to_string()).collect());
+    let spawned = std::thread::Builder::new()
+        .name("z3".into())
+        .spawn(move || {
+            let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
+            let v = z3::with_z3_config(&z3::Config::new(), || {
+                solve_here(&script, &vars, width, opts)
+            });
+            let _ = tx.send(v);
+        });
+    if let Err(e) = spawned {
+        return Verdict::Unknown(format!("cannot start a z3 thread: {e}"));
+    }
+    let start = std::time::Instant::now();
+    let grace = Duration::from_millis(opts.timeout_ms as u64 / 10 + 250);
+    let timeout = || Verdict::Unknown(format!("timeout after {} ms", start.elapsed().as_millis()));
+    match rx.recv_timeout(Duration::from_millis(opts.timeout_ms as u64) + grace) {
+        Ok(Verdict::Unknown(r)) if r == "timeout" => timeout(),
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => timeout(),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Verdict::Unknown("z3 stopped without an answer".into())
+        }
+    }
 }
 
 /// [`solve`] in the thread's current context.
 fn solve_here(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
     use std::sync::{Condvar, Mutex};
     use std::time::{Duration, Instant};
+    let deadline = Instant::now() + Duration::from_millis(opts.timeout_ms as u64);
+    let ctx = z3::Context::thread_local();
+    let handle = ctx.handle();
+    // Whether the work is finished; the watchdog waits on it until the deadline, then
+    // interrupts until it is set.
+    let done: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
+            while !*finished {
+                let now = Instant::now();
+                let wait = if now >= deadline {
+                    handle.interrupt();
+                    Duration::from_millis(50)
+                } else {
+                    deadline - now
+                };
+                finished = done
+                    .1
+                    .wait_timeout(finished, wait)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        });
+        let verdict = solve_until(script, vars, width, opts.limit, deadline);
+        *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        done.1.notify_all();
+        verdict
+    })
+}
+
+/// The work of [`solve_here`], under its watchdog: parse, then enumerate until `deadline`.
+fn solve_until(
+    script: &str,
+    vars: &[&str],
+    width: u32,
+    limit: usize,
+    deadline: std::time::Instant,
+) -> Verdict {
+    let left_ms = || {
+        deadline
+            .saturating_duration_since(std::time::Instant::now())
+            .as_millis()
+            .min(u32::MAX as u128) as u32
+    };
     // The logic the script declares picks z3's non-incremental strategy for it, which is
     // markedly faster here than the default incremental solver; enumerating many models
     // re-solves after every blocking clause, where the incremental solver keeps what it learnt.
@@ -66,56 +144,35 @@ fn solve_here(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdi
         l.strip_prefix("(set-logic ")
             .and_then(|r| r.strip_suffix(')'))
     });
-    let solver = if opts.limit > 1 {
+    let solver = if limit > 1 {
         Solver::new()
     } else {
         logic.and_then(Solver::new_for_logic).unwrap_or_default()
     };
     solver.from_string(script);
+    if left_ms() == 0 {
+        return Verdict::Unknown("timeout".into());
+    }
     let consts: Vec<BV> = vars.iter().map(|v| BV::new_const(*v, width)).collect();
-    let ctx = z3::Context::thread_local();
-    let handle = ctx.handle();
-    // (deadline of the running check, finished)
-    let state: (Mutex<(Option<Instant>, bool)>, Condvar) =
-        (Mutex::new((None, false)), Condvar::new());
-    let timeout = Duration::from_millis(opts.timeout_ms as u64);
-    let set = |deadline: Option<Instant>, done: bool| {
-        let mut g = state.0.lock().unwrap_or_else(|e| e.into_inner());
-        *g = (deadline, done);
-        state.1.notify_all();
+    // z3's own `timeout` parameter is not set: z3 reads its timer while it searches, and a
+    // search that looked at the clock answers with witnesses that depend on the machine's load
+    // (measured: the order of a complete enumeration changed under a parallel test run). The
+    // watchdog's interrupt holds the deadline instead.
+    let check = || {
+        if left_ms() == 0 {
+            return SatResult::Unknown;
+        }
+        solver.check()
     };
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut g = state.0.lock().unwrap_or_else(|e| e.into_inner());
-            while !g.1 {
-                match g.0 {
-                    None => g = state.1.wait(g).unwrap_or_else(|e| e.into_inner()),
-                    Some(deadline) => {
-                        let now = Instant::now();
-                        if now >= deadline {
-                            handle.interrupt();
-                            g.0 = None;
-                        } else {
-                            g = state
-                                .1
-                                .wait_timeout(g, deadline - now)
-                                .unwrap_or_else(|e| e.into_inner())
-                                .0;
-                        }
-                    }
-                }
-            }
-        });
-        let check = || {
-            set(Some(Instant::now() + timeout), false);
-            let r = solver.check();
-            set(None, false);
-            r
-        };
-        let verdict = enumerate(&solver, &consts, width, opts.limit, check);
-        set(None, true);
-        verdict
-    })
+    match enumerate(&solver, &consts, width, limit, check) {
+        // z3 says "canceled" when interrupted; our own check says nothing.
+        Verdict::Unknown(r)
+            if left_ms() == 0 && (r == "unknown" || r == "canceled" || r == "interrupted") =>
+        {
+            Verdict::Unknown("timeout".into())
+        }
+        v => v,
+    }
 }
 
 fn enumerate(
@@ -130,6 +187,10 @@ fn enumerate(
         match check() {
             SatResult::Unsat if found.is_empty() => return Verdict::Holds,
             SatResult::Unsat => {
+                // The order z3 finds models in is not a function of the script alone (measured:
+                // it changed with the load of a parallel test run); a complete set is shown in
+                // sorted order, so the output is the same on every run.
+                found.sort_unstable();
                 return Verdict::Violated {
                     witnesses: found,
                     complete: true,
@@ -139,7 +200,7 @@ fn enumerate(
                 let reason = solver
                     .get_reason_unknown()
                     .unwrap_or_else(|| "unknown".into());
-                let reason = if reason == "canceled" {
+                let reason = if reason == "canceled" || reason == "interrupted" {
                     "timeout".to_string()
                 } else {
                     reason
@@ -186,16 +247,16 @@ fn enumerate(
 }
 
 /// z3's verdict on every check of an input, with the encoding of `proofs/`. Checks run on
-/// parallel threads (z3's context is per thread); the result is in check order.
+/// parallel threads, each in a context of its own; the result is in check order.
 pub fn verify(input: &Input, opts: Z3Options) -> Vec<(Check, Verdict)> {
     let t = input.table();
     let prefix = table_prefix(t);
     let w = width(t.n());
     let checks = checks(input);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(checks.len());
+    // One worker per check: each `solve` returns by its own deadline, so the whole
+    // verification takes one timeout of wall-clock time, however many checks time out.
+    let workers = checks.len();
     let mut results: Vec<Option<Verdict>> = vec![None; checks.len()];
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
