@@ -20,6 +20,9 @@
 //!
 //! Library functions take text and return values; only the binary reads and writes files.
 
+// Every `unsafe` block says why it is sound; every `unsafe fn` says what its caller owes.
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 pub mod synth;
 
 pub mod numeric;

@@ -3,6 +3,8 @@
 //!
 //! Exit codes: 0 all good, 1 checked and found violations, 2 input could not be read.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod cli;
 
 use std::process::ExitCode;

@@ -40,6 +40,9 @@ pub struct Cli {
     /// Input errors shown per file; the rest are counted.
     #[arg(long, global = true, default_value_t = typejoin::policy::diag::MAX_ERRORS)]
     max_errors: usize,
+    /// The widest part of a source line an error quotes, in characters (`…` marks a cut).
+    #[arg(long, global = true, default_value_t = typejoin::policy::diag::SNIPPET_CHARS)]
+    snippet_width: usize,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -393,6 +396,7 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
 
 /// Runs one parsed command line: the exit code, with any input error rendered on stderr.
 pub fn run(cli: Cli) -> ExitCode {
+    typejoin::policy::diag::set_snippet_width(cli.snippet_width);
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

@@ -225,9 +225,11 @@ impl Kernel8 {
         // the values and scaled after, as it may not be exact.
         macro_rules! run {
             ($scaled:literal, |$x:ident, $y:ident| $f:expr) => {{
-                // SAFETY (of the intrinsics in `f`): it runs only inside `binary_all`, on a CPU
-                // with AVX-512 F, BW and VBMI, as every call below.
-                let f = |$x, $y| unsafe { $f };
+                let f = |$x, $y| {
+                    // SAFETY: the intrinsics in `f` run only inside `binary_all`, on a CPU with
+                    // AVX-512 F, BW and VBMI, as every call below.
+                    unsafe { $f }
+                };
                 // SAFETY: a `Kernel8` exists only where the CPU has AVX-512 F, BW and VBMI.
                 unsafe {
                     match (self.specials_are_nan, zero, self.mode) {

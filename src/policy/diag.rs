@@ -16,7 +16,7 @@ pub struct Diagnostic {
     pub width: usize,
     pub message: String,
     pub help: Option<String>,
-    /// The source line the span starts on, for the snippet: at most [`SNIPPET_CHARS`]
+    /// The source line the span starts on, for the snippet: at most [`snippet_width`]
     /// characters around the span (`…` marks what was cut), so a megabyte-long line costs a
     /// few hundred bytes per error, not a megabyte.
     pub source_line: String,
@@ -24,8 +24,22 @@ pub struct Diagnostic {
     pub source_col: usize,
 }
 
-/// The widest source line a diagnostic quotes, in characters.
+/// The widest source line a diagnostic quotes by default, in characters.
 pub const SNIPPET_CHARS: usize = 120;
+
+static SNIPPET_WIDTH: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(SNIPPET_CHARS);
+
+/// The widest source line a diagnostic quotes, in characters ([`SNIPPET_CHARS`] unless set).
+/// Process-wide, like a thread pool's size: the CLI's `--snippet-width` sets it once at start.
+pub fn snippet_width() -> usize {
+    SNIPPET_WIDTH.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets [`snippet_width`] (at least 8 characters).
+pub fn set_snippet_width(n: usize) {
+    SNIPPET_WIDTH.store(n.max(8), std::sync::atomic::Ordering::Relaxed);
+}
 
 /// A file's text with its path, to turn byte spans into diagnostics. Line starts are indexed
 /// once, and the column of the last span is remembered, so the diagnostics of a file cost
@@ -98,21 +112,23 @@ impl<'a> Source<'a> {
 }
 
 /// The quoted part of `line` for a span at byte `at` (column `col`, `width` characters): the
-/// whole line when it is short, else a window of [`SNIPPET_CHARS`] characters that starts a
+/// whole line when it is short, else a window of [`snippet_width`] characters that starts a
 /// little before the span, with `…` where it was cut. Returns the text, the span's column in
 /// it, and the width clipped to the window.
 fn snippet(line: &str, at: usize, col: usize, width: usize) -> (String, usize, usize) {
     let line = line.trim_end_matches('\r');
     let at = floor_char_boundary(line, at.min(line.len()));
     // Short lines (measured in bytes first: cheap, and an upper bound on characters).
-    if line.len() <= SNIPPET_CHARS || line.chars().nth(SNIPPET_CHARS).is_none() {
+    let chars = snippet_width();
+    if line.len() <= chars || line.chars().nth(chars).is_none() {
         return (line.to_string(), col, width);
     }
-    const BEFORE: usize = 30;
+    // A quarter of the window before the span (30 characters at the default width).
+    let before_span = (chars / 4).max(1);
     let begin = line[..at]
         .char_indices()
         .rev()
-        .nth(BEFORE - 1)
+        .nth(before_span - 1)
         .map_or(0, |(i, _)| i);
     let mut out = String::new();
     let before = line[begin..at].chars().count();
@@ -121,8 +137,8 @@ fn snippet(line: &str, at: usize, col: usize, width: usize) -> (String, usize, u
         out.push('…');
         span_col += 1;
     }
-    // SNIPPET_CHARS of the line's own text; the `…` marks come on top.
-    let room = SNIPPET_CHARS.saturating_sub(before).max(1);
+    // `chars` of the line's own text; the `…` marks come on top.
+    let room = chars.saturating_sub(before).max(1);
     let tail: String = line[at..].chars().take(room).collect();
     out += &line[begin..at];
     out += &tail;

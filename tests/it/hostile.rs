@@ -130,6 +130,27 @@ fn twenty_thousand_errors_report_in_kilobytes() {
     let all = String::from_utf8(all.stderr).unwrap();
     assert_eq!(all.matches("error: unknown dtype").count(), 20_000);
     assert!(all.contains("error: unknown dtype `bogus19999`"));
+    // `--snippet-width` narrows the quoted window: a quarter of it before the span (none here,
+    // the span starts at column 11), the rest after, `…` where the line was cut.
+    let narrow = typejoin(
+        &[
+            "check",
+            "--max-errors",
+            "1",
+            "--snippet-width",
+            "40",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    let narrow = String::from_utf8(narrow.stderr).unwrap();
+    assert!(
+        narrow.contains(
+            "\n2 | dtypes = [\"bogus0\", \"bogus1\", \"bogus2\", …\n  |           ^^^^^^^^\n"
+        ),
+        "{narrow}"
+    );
+    assert!(narrow.contains("… and 19999 more errors in "), "{narrow}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -178,4 +199,76 @@ fn an_overlong_line_is_answered_and_skipped() {
          {\"id\":null,\"error\":\"line 2 is longer than 1000 bytes (raise it with --max-line-bytes)\",\"kind\":\"input\"}\n\
          {\"id\":1,\"dtype\":\"int8\",\"shape\":[1],\"bits\":[3]}\n"
     );
+}
+
+/// A write that fails (a full disk, simulated by a file-size limit of 100 bytes with SIGXFSZ
+/// ignored so the write returns EFBIG; then a target that is a directory, so the rename fails)
+/// reports the path, exits 2, leaves the old contents as they were and no temp file behind.
+#[cfg(unix)]
+#[test]
+fn a_failed_write_keeps_the_old_file_and_leaves_no_temp_file() {
+    use std::os::unix::process::CommandExt;
+    let dir = std::env::temp_dir().join(format!("typejoin-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("table.md");
+    std::fs::write(&target, "OLD").unwrap();
+    let leftovers = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect()
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_typejoin"));
+    cmd.args([
+        "--color",
+        "never",
+        "table",
+        "lattices/jax.toml",
+        "--format",
+        "markdown",
+        "-o",
+    ])
+    .arg(&target)
+    .current_dir(root());
+    // SAFETY: between fork and exec only async-signal-safe calls (setrlimit, signal) are made.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: 100,
+            };
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    not_a_crash(&o, "full disk");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("cannot write `"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "OLD");
+    assert_eq!(leftovers(), Vec::<String>::new());
+
+    // The target is a non-empty directory: the temp file is written, the rename fails.
+    let busy = dir.join("busy");
+    std::fs::create_dir_all(busy.join("inside")).unwrap();
+    let o = typejoin(
+        &["table", "lattices/jax.toml", "-o", busy.to_str().unwrap()],
+        None,
+    );
+    not_a_crash(&o, "rename over a directory");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8(o.stderr)
+            .unwrap()
+            .contains("cannot write `")
+    );
+    assert!(busy.join("inside").is_dir());
+    assert_eq!(leftovers(), Vec::<String>::new());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -9,6 +9,7 @@ mod diff;
 mod docs;
 mod dot;
 mod errors;
+mod fuzz;
 mod gate;
 mod hostile;
 mod kernels;

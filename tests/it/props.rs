@@ -73,8 +73,22 @@ fn dag() -> impl Strategy<Value = (usize, Vec<(usize, usize)>, bool)> {
     })
 }
 
+/// proptest's defaults (`PROPTEST_CASES` sets the number of cases), with failing seeds kept
+/// in `proptest-regressions/it/NAME.txt` at the crate root (committed, replayed first).
+pub fn config(name: &'static str) -> ProptestConfig {
+    let path: &'static str =
+        Box::leak(format!("proptest-regressions/it/{name}.txt").into_boxed_str());
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(path),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #![proptest_config(ProptestConfig { cases: 200, ..config("props") })]
 
     #[test]
     fn joins_equal_brute_force_and_laws_agree((n, edges, partial) in dag()) {
