@@ -12,19 +12,24 @@ pub(crate) fn check(
     paths: &[PathBuf],
     format: CheckFormat,
     o: ReportOptions,
-    engine: Engine,
+    (engine, prove_lints): (Engine, bool),
     timeout: u32,
     (err_color, max_errors): (bool, usize),
 ) -> Result<u8, LoadError> {
     let opts = typejoin::check::Options {
         timeout_ms: timeout,
+        lints: if prove_lints {
+            typejoin::safety::Engine::Z3
+        } else {
+            typejoin::safety::Engine::Search
+        },
         witnesses: o.witnesses,
         ..typejoin::check::Options::with(engine)
     };
     opts.available().map_err(|e| {
         LoadError::one(
             Diagnostic::file("typejoin", e.to_string())
-                .with_help("use `--engine exhaustive`, or rebuild with the default `z3` feature"),
+                .with_help("use `--engine exhaustive` (without `--prove-lints`), or rebuild with the default `z3` feature"),
         )
     })?;
     let files = expand(paths)?;

@@ -77,6 +77,10 @@ pub(crate) enum Cmd {
         /// z3's time limit per query, in milliseconds; a timeout is reported as unknown.
         #[arg(long, default_value_t = 10_000)]
         timeout: u32,
+        /// Decide the safety lints with z3 too (wide conversions proved, not only searched);
+        /// slower by seconds per policy.
+        #[arg(long)]
+        prove_lints: bool,
     },
     /// Write SMT-LIB proof obligations of a policy or table (`--out DIR`), or re-run every
     /// obligation under a directory with z3 and compare with its expected answer (`--check DIR`).
@@ -420,6 +424,7 @@ pub fn run(cli: Cli) -> ExitCode {
             verbose,
             engine,
             timeout,
+            prove_lints,
         } => check::check(
             &paths,
             format,
@@ -428,7 +433,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 verbose,
                 color,
             },
-            engine,
+            (engine, prove_lints),
             timeout,
             (err_color, cli.max_errors),
         ),

@@ -93,7 +93,7 @@ impl Method {
 }
 
 /// Which engine decides conversions of sources wider than 16 bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Engine {
     /// Boundary-value search only.
     Search,
@@ -658,6 +658,51 @@ pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, Strin
     Ok(out)
 }
 
+/// What [`classify`] returns.
+type Classified = (Class, Vec<(Class, Witness)>, Method);
+
+/// [`classify`] of every pair, in order, each distinct (source format, target format, engine)
+/// classified once per process: a policy's pairs share few formats, and the policies and
+/// files of one run (`check lattices`, `docs`, `suggest`'s candidates) share most of them.
+/// The misses run on rayon's pool: they are independent, and z3's each get a context.
+fn classify_all<'a>(
+    pairs: impl Iterator<Item = (&'a Numeric, &'a Numeric)>,
+    engine: Engine,
+) -> Vec<Classified> {
+    use rayon::prelude::*;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Key = (Numeric, Numeric, Engine);
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Classified>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let pairs: Vec<(&Numeric, &Numeric)> = pairs.collect();
+    let missing: Vec<Key> = {
+        let known = cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = std::collections::HashSet::new();
+        pairs
+            .iter()
+            .map(|&(f, t)| (f.clone(), t.clone(), engine))
+            .filter(|k| !known.contains_key(k) && seen.insert(k.clone()))
+            .collect()
+    };
+    let found: Vec<(Key, Arc<Classified>)> = missing
+        .into_par_iter()
+        .map(|k| {
+            let c = classify(&k.0, &k.1, engine);
+            (k, Arc::new(c))
+        })
+        .collect();
+    let mut known = cache.lock().unwrap_or_else(|e| e.into_inner());
+    known.extend(found);
+    pairs
+        .iter()
+        .map(|&(f, t)| {
+            let hit = &known[&(f.clone(), t.clone(), engine)];
+            (**hit).clone()
+        })
+        .collect()
+}
+
 /// The safety of every edge and every join of a policy, in declaration order.
 pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Conversion> {
     let mut pairs: Vec<(usize, usize, &'static str)> = Vec::new();
@@ -685,14 +730,7 @@ pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Con
             Some((a, j, via, Numeric::of(policy, a)?, Numeric::of(policy, j)?))
         })
         .collect();
-    // On rayon's pool: z3 queries dominate, are independent, and each gets its own context.
-    let classified: Vec<_> = {
-        use rayon::prelude::*;
-        formats
-            .par_iter()
-            .map(|(_, _, _, fa, fj)| classify(fa, fj, engine))
-            .collect()
-    };
+    let classified = classify_all(formats.iter().map(|(_, _, _, fa, fj)| (fa, fj)), engine);
     formats
         .iter()
         .zip(classified)
@@ -788,25 +826,31 @@ pub struct LintResult {
 
 /// The policy's lints: for each lossy class that occurs and is not allowed, the conversions.
 pub fn lint(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<LintResult> {
-    let all = analyse(policy, table, engine);
-    [
+    const LINTS: [Class; 4] = [
         Class::PrecisionLoss,
         Class::Overflow,
         Class::SignLoss,
         Class::DropsComponent,
-    ]
-    .into_iter()
-    .filter_map(|class| {
-        let level = policy.lint_level(class.key());
-        let conversions: Vec<Conversion> =
-            all.iter().filter(|c| c.class == class).cloned().collect();
-        (level != crate::policy::spec::Level::Allow && !conversions.is_empty()).then_some(
-            LintResult {
-                class,
-                level,
-                conversions,
-            },
-        )
-    })
-    .collect()
+    ];
+    let allowed = |c: Class| policy.lint_level(c.key()) == crate::policy::spec::Level::Allow;
+    // Nothing to report: no conversion is classified.
+    if LINTS.into_iter().all(allowed) {
+        return Vec::new();
+    }
+    let all = analyse(policy, table, engine);
+    LINTS
+        .into_iter()
+        .filter_map(|class| {
+            let level = policy.lint_level(class.key());
+            let conversions: Vec<Conversion> =
+                all.iter().filter(|c| c.class == class).cloned().collect();
+            (level != crate::policy::spec::Level::Allow && !conversions.is_empty()).then_some(
+                LintResult {
+                    class,
+                    level,
+                    conversions,
+                },
+            )
+        })
+        .collect()
 }

@@ -345,3 +345,24 @@ fn bench_prints_one_json_line() {
             .contains("no promotion for float8_e4m3fn and float32")
     );
 }
+
+/// The lints are decided by the boundary-value search unless `--prove-lints` asks z3 to prove
+/// them too; on a shipped policy both give the same report, in every output format.
+#[cfg(feature = "z3")]
+#[test]
+fn prove_lints_gives_the_searched_lints() {
+    for format in ["human", "json"] {
+        let searched = run(&["check", "--format", format, "lattices/array-api.toml"]);
+        let proved = run(&[
+            "check",
+            "--prove-lints",
+            "--format",
+            format,
+            "lattices/array-api.toml",
+        ]);
+        assert_eq!(searched.status.code(), Some(0));
+        assert_eq!(proved.status.code(), Some(0));
+        assert_eq!(stdout(&searched), stdout(&proved));
+        assert!(stdout(&searched).contains("precision-loss"));
+    }
+}
