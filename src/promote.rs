@@ -106,6 +106,13 @@ impl Generated {
         }
     }
 
+    /// The dtype a Python int is parsed as before it combines (`i*`'s materialisation: int64
+    /// under JAX with x64, int32 without), when the policy has one.
+    pub fn python_int_type(&self) -> Option<DType> {
+        let i = self.index(Operand::Scalar(ScalarKind::Int)).ok()?;
+        self.concrete(i).ok()
+    }
+
     /// The accumulator dtype of `sum` over an array of `d`: the policy's lowest accumulator
     /// when `d` is below it (`d ∨ lowest = lowest`), else `d`.
     pub fn sum_type(&self, d: DType) -> Result<DType, PromotionError> {

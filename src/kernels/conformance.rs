@@ -47,6 +47,19 @@ fn parse_float(v: &Json) -> Option<f64> {
     }
 }
 
+/// An integer literal JSON holds only as a float: one outside [-2^63, 2^64), which the parser
+/// rounded to 53 bits. Its exact value is lost but not its side of every 64-bit range, which
+/// is all the kernels ask of it (it fits no 64-bit dtype): -2^63 - 1 rounds to -2^63, and is
+/// kept below it. Pass the value as a string to keep every digit.
+fn beyond_64_bits(x: f64) -> Option<i128> {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if x.fract() != 0.0 || !x.is_finite() || (-TWO_63 < x && x < 2.0 * TWO_63) {
+        return None;
+    }
+    let v = x as i128;
+    Some(if v == i64::MIN as i128 { v - 1 } else { v })
+}
+
 fn parse_arg(v: &Json, k: usize) -> Result<Arg, OpError> {
     let what = format!("argument {k}");
     if let Some(kind) = v.get("scalar") {
@@ -61,8 +74,10 @@ fn parse_arg(v: &Json, k: usize) -> Result<Arg, OpError> {
                     .as_i64()
                     .map(i128::from)
                     .or_else(|| n.as_u64().map(i128::from))
-                    .or_else(|| n.to_string().parse().ok())
+                    .or_else(|| n.as_f64().and_then(beyond_64_bits))
                     .ok_or_else(bad)?,
+                // Exact beyond 64 bits: `"value": "-9223372036854775809"`.
+                Json::String(t) => t.parse().map_err(|_| bad())?,
                 _ => return Err(bad()),
             }),
             Some("float") => Scalar::Float(parse_float(value).ok_or_else(bad)?),

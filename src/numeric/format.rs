@@ -64,6 +64,12 @@ impl FloatFormat {
         self.signed as u32 + self.exponent_bits + self.mantissa_bits
     }
 
+    /// Whether the format has a zero (float8_e8m0fnu, powers of two only, has none: a result
+    /// that underflows must round to its smallest value, 2^-127, never become zero).
+    pub fn has_zero(&self) -> bool {
+        matches!(self.decode(0), Value::Finite { mant: 0, .. })
+    }
+
     fn exp_all_ones(&self) -> u64 {
         (1 << self.exponent_bits) - 1
     }

@@ -158,3 +158,121 @@ fn every_extra_case_matches_numpy() {
     }
     assert_eq!(ops.len(), 21, "{ops:?}"); // every op of DESIGN.md
 }
+
+/// Issue 17's first miss, measured from JAX 0.10.2: a Python int is parsed as the policy's
+/// Python-int type before it combines, so outside int64 (x64) or int32 (x32) it raises
+/// OverflowError whatever the other operand (`float16 + 2**63`, `uint64 + 2**63`), and just
+/// inside it combines (`float16 + (2**63 - 1)` is inf). Integers beyond 64 bits arrive as JSON
+/// floats (their side of every 64-bit range kept) or exactly as strings.
+#[test]
+fn a_python_int_outside_the_policys_int_type_overflows() {
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    let x32 = typejoin::kernels::policy("jax-x32").unwrap();
+    let case = |dtype: &str, bits: u64, value: &str| {
+        format!(
+            r#"{{"id":1,"op":"add","args":[{{"dtype":"{dtype}","shape":[1],"bits":[{bits}]}},{{"scalar":"int","value":{value}}}]}}"#
+        )
+    };
+    let kind = |policy, line: &str| -> Value {
+        let got: Value = serde_json::from_str(&run_line(policy, line)).unwrap();
+        got.get("kind").cloned().unwrap_or(got["bits"].clone())
+    };
+    let one_f16 = 0x3c00;
+    for (policy, dtype, bits, value, want) in [
+        (
+            jax,
+            "float16",
+            one_f16,
+            "9223372036854775808",
+            "overflow".into(),
+        ),
+        (
+            jax,
+            "float16",
+            one_f16,
+            "-9223372036854775809",
+            "overflow".into(),
+        ),
+        (
+            jax,
+            "float16",
+            one_f16,
+            "18446744073709551616",
+            "overflow".into(),
+        ),
+        (
+            jax,
+            "float16",
+            one_f16,
+            "\"-9223372036854775809\"",
+            "overflow".into(),
+        ),
+        (jax, "uint64", 0, "9223372036854775808", "overflow".into()),
+        (jax, "float32", 0, "9223372036854775808", "overflow".into()),
+        (
+            jax,
+            "float16",
+            one_f16,
+            "9223372036854775807",
+            serde_json::json!([0x7c00]),
+        ),
+        (
+            jax,
+            "float16",
+            one_f16,
+            "\"-9223372036854775808\"",
+            serde_json::json!([0xfc00]),
+        ),
+        (x32, "float32", 0, "2147483648", "overflow".into()),
+        (x32, "float16", one_f16, "-2147483649", "overflow".into()),
+        (
+            x32,
+            "float32",
+            0,
+            "2147483647",
+            serde_json::json!([0x4f00_0000]),
+        ),
+    ] {
+        let line = case(dtype, bits, value);
+        assert_eq!(kind(policy, &line), want, "{}: {line}", policy.name);
+    }
+}
+
+/// Issue 17's second miss: float8_e8m0fnu (powers of two 2^-127 … 2^127, no zero) multiplied
+/// or divided below 2^-127 rounds to its smallest value 2^-127 (0x00), not NaN (0xff), and
+/// overflows to NaN above 2^127. ml_dtypes 0.6.0 computes through float32, where 2^-254
+/// underflows to 0, and answers 0xff for both underflows here: typejoin is correctly rounded.
+#[test]
+fn float8_e8m0fnu_underflow_rounds_to_its_smallest_value() {
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    let e8m0 = |op: &str, a: &[u8], b: &[u8]| -> Value {
+        let line = serde_json::json!({"id": 1, "op": op, "args": [
+            {"dtype": "float8_e8m0fnu", "shape": [a.len()], "bits": a},
+            {"dtype": "float8_e8m0fnu", "shape": [b.len()], "bits": b},
+        ]});
+        let got: Value = serde_json::from_str(&run_line(jax, &line.to_string())).unwrap();
+        got["bits"].clone()
+    };
+    // 2^-127·2^-127, 2^-127·2^-1, 2^-126·2^-1, 2^0·2^-127, 2^127·2^127
+    assert_eq!(
+        e8m0("multiply", &[0, 0, 1, 127, 254], &[0, 126, 126, 0, 254]),
+        serde_json::json!([0, 0, 0, 0, 255])
+    );
+    // 2^-127/2^127, 2^-127/2^0, 2^-126/2^1, 2^0/2^127, 2^127/2^-127
+    assert_eq!(
+        e8m0(
+            "true_divide",
+            &[0, 0, 1, 127, 254],
+            &[254, 127, 128, 254, 0]
+        ),
+        serde_json::json!([0, 0, 0, 0, 255])
+    );
+    // 2^-127 + 2^-127 = 2^-126; 1 + 1/2 ties up to 2; 2^127 + 2^127 overflows.
+    assert_eq!(
+        e8m0("add", &[0, 127, 254], &[0, 126, 254]),
+        serde_json::json!([1, 128, 255])
+    );
+    // 70,000 elements take the table path (`fused_pairs`), built by the same general path.
+    let zeros = vec![0u8; 70_000];
+    assert_eq!(e8m0("multiply", &zeros, &zeros), serde_json::json!(zeros));
+}

@@ -158,6 +158,26 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     let (xd, yd) = (&x.array.data, &y.array.data);
     let (xt, yt) = (x.array.dtype, y.array.dtype);
     match c {
+        DType::Small(_) if !f32_lanes_round_correctly(c) => {
+            let (lx, ly) = (f64_small_loader(xt, c), f64_small_loader(yt, c));
+            let store = F64SmallStore::new(c);
+            for_chunks(out, |start, chunk| {
+                let n = chunk.len();
+                let (mut a, mut b, mut r) = ([0f64; CHUNK], [0f64; CHUNK], [0f64; CHUNK]);
+                load_into(&lx, xd, start, x.splat, &mut a[..n], f64_lane);
+                load_into(&ly, yd, start, y.splat, &mut b[..n], f64_lane);
+                if op.is_comparison() {
+                    let OutChunk::U8(o) = chunk else {
+                        unreachable!()
+                    };
+                    compare(op, &a[..n], &b[..n], o);
+                } else {
+                    stage_f64(op, &a[..n], &b[..n], &mut r[..n]);
+                    let mut bits = [0u64; CHUNK];
+                    store.store(&r[..n], &mut bits, chunk);
+                }
+            });
+        }
         DType::Float32 | DType::Small(_) => {
             let (lx, ly) = (f32_loader(xt, c), f32_loader(yt, c));
             let store = F32Store::new(c);

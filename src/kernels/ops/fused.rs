@@ -356,9 +356,10 @@ pub(super) fn fused_halves(op: Op, c: DType, x: &Input, y: &Input, out: &mut Dat
 pub(super) fn kernel8(d: DType) -> Option<Arc<crate::kernels::avx512::Kernel8>> {
     type Cache = Mutex<HashMap<DType, Option<Arc<crate::kernels::avx512::Kernel8>>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
+    // The kernel computes in float32: not for formats float32 cannot (`f32_lanes_round_correctly`).
     let fmt = d
         .float_format()
-        .filter(|f| f.width() <= 8 && !d.is_complex())?;
+        .filter(|f| f.width() <= 8 && !d.is_complex() && f32_lanes_round_correctly(d))?;
     if !crate::kernels::avx512::Kernel8::available() {
         return None;
     }

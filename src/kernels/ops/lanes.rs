@@ -240,6 +240,71 @@ pub(super) fn f32_loader(from: DType, to: DType) -> Load<f32> {
     }
 }
 
+/// Whether ops of computation dtype `c` may run in float32 lanes. Every format of at most 16
+/// bits is exact in float32, and so is every sum, difference and product of two of its values
+/// that stays in float32's range; a result outside it becomes 0 or inf, which rounds as the
+/// exact result would for every format with a zero. float8_e8m0fnu has none: 2^-127 × 2^-127
+/// underflows float32 to 0, which the format would read as NaN, where the exact 2^-254 rounds
+/// to 2^-127. Such formats compute in float64 lanes, where their results are exact.
+pub(super) fn f32_lanes_round_correctly(c: DType) -> bool {
+    c.float_format().is_none_or(|f| f.has_zero())
+}
+
+/// Loads `from` into float64 lanes holding values of the small computation dtype `to`
+/// (converted once, by the codec).
+pub(super) fn f64_small_loader(from: DType, to: DType) -> Load<f64> {
+    if from.pattern_bits() <= 16 {
+        return Load::Table(table(from, to, "f64", |b| {
+            f64_lane(
+                to,
+                if from == to {
+                    b
+                } else {
+                    convert_bits(from, to, b)
+                },
+            )
+        }));
+    }
+    Load::Codec { from, to }
+}
+
+/// Rounds float64 lane values into a small float dtype's storage once (NaN → the positive
+/// quiet NaN of the format).
+pub(super) struct F64SmallStore {
+    caster: Caster,
+    canonical: Option<Box<[u8; 256]>>,
+}
+
+impl F64SmallStore {
+    pub(super) fn new(to: DType) -> F64SmallStore {
+        let f64f = crate::numeric::format::float_format("float64").expect("catalogue");
+        let f = to.float_format().expect("small float");
+        F64SmallStore {
+            caster: Caster::new(&f64f, &f),
+            canonical: (f.width() <= 8).then(|| canonical_nan_codes(&f)),
+        }
+    }
+
+    pub(super) fn store(&self, lane: &[f64], bits: &mut [u64], out: OutChunk) {
+        let n = lane.len();
+        for (b, &x) in bits.iter_mut().zip(lane) {
+            *b = canon64(x);
+        }
+        match out {
+            OutChunk::U8(v) => {
+                self.caster.run(&bits[..n], v);
+                if let Some(map) = &self.canonical {
+                    for x in v.iter_mut() {
+                        *x = map[*x as usize];
+                    }
+                }
+            }
+            OutChunk::U16(v) => self.caster.run(&bits[..n], v),
+            _ => unreachable!("small float storage"),
+        }
+    }
+}
+
 pub(super) fn f64_loader(from: DType) -> Load<f64> {
     let to = DType::Float64;
     if from.pattern_bits() <= 16 {

@@ -77,6 +77,32 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
     }
 }
 
+/// A Python int is first parsed as the policy's Python-int type (`i*`'s materialisation), as
+/// JAX does: outside its range it is an `overflow` error whatever the result dtype
+/// (`float16 + 2**63` raises OverflowError under x64, `float32 + 2**31` under x32).
+fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
+    let Some(DType::Int { bits, signed }) = policy.python_int_type() else {
+        return Ok(());
+    };
+    let (lo, hi): (i128, i128) = if signed {
+        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    } else {
+        (0, (1 << bits) - 1)
+    };
+    if (lo..=hi).contains(&x) {
+        return Ok(());
+    }
+    let int = DType::Int { bits, signed }.name();
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "Python integer {x} does not fit {int}, the {} policy's Python-int type (JAX raises \
+             OverflowError whatever the other operand); use an array of the dtype wanted",
+            policy.name
+        ),
+    )
+}
+
 /// A scalar as a one-element array of dtype `to` (the policy's result dtype).
 pub(super) fn materialise(s: Scalar, to: DType) -> Result<Array, OpError> {
     let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
@@ -255,6 +281,11 @@ pub(super) fn plan<'a>(
     .map_err(promotion)?;
     if let Some(why) = unsupported(op, compute) {
         return err(ErrorKind::Unsupported, why);
+    }
+    for arg in [a, b] {
+        if let Arg::Scalar(Scalar::Int(x)) = arg {
+            python_int_fits(policy, *x)?;
+        }
     }
     let shape = broadcast(a.shape(), b.shape())?;
     let (x, y) = (prepare(a, compute, &shape)?, prepare(b, compute, &shape)?);
