@@ -153,68 +153,73 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
     run_chunked(op, c, x, y, out)
 }
 
+/// The general path over float lanes `L`: per chunk, load both operands (converting), then
+/// compare into bool storage or compute with `stage` and `store` into the result's.
+fn float_lanes<L: Lane + Default + PartialOrd + Send + Sync>(
+    op: Op,
+    (x, lx): (&Input, &Load<L>),
+    (y, ly): (&Input, &Load<L>),
+    out: &mut Data,
+    to_lane: fn(DType, u64) -> L,
+    stage: fn(Op, &[L], &[L], &mut [L]),
+    store: impl Fn(&[L], OutChunk) + Sync,
+) {
+    let (xd, yd) = (&x.array.data, &y.array.data);
+    for_chunks(out, |start, chunk| {
+        let n = chunk.len();
+        let (mut a, mut b, mut r) = (
+            [L::default(); CHUNK],
+            [L::default(); CHUNK],
+            [L::default(); CHUNK],
+        );
+        load_into(lx, xd, start, x.splat, &mut a[..n], to_lane);
+        load_into(ly, yd, start, y.splat, &mut b[..n], to_lane);
+        if op.is_comparison() {
+            let OutChunk::U8(o) = chunk else {
+                unreachable!("comparisons store bool")
+            };
+            compare(op, &a[..n], &b[..n], o);
+        } else {
+            stage(op, &a[..n], &b[..n], &mut r[..n]);
+            store(&r[..n], chunk);
+        }
+    });
+}
+
 /// The general path: per chunk, load (converting) into lane buffers, compute, store.
 pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
     let (xd, yd) = (&x.array.data, &y.array.data);
     let (xt, yt) = (x.array.dtype, y.array.dtype);
     match c {
         DType::Small(_) if !f32_lanes_round_correctly(c) => {
-            let (lx, ly) = (f64_small_loader(xt, c), f64_small_loader(yt, c));
             let store = F64SmallStore::new(c);
-            for_chunks(out, |start, chunk| {
-                let n = chunk.len();
-                let (mut a, mut b, mut r) = ([0f64; CHUNK], [0f64; CHUNK], [0f64; CHUNK]);
-                load_into(&lx, xd, start, x.splat, &mut a[..n], f64_lane);
-                load_into(&ly, yd, start, y.splat, &mut b[..n], f64_lane);
-                if op.is_comparison() {
-                    let OutChunk::U8(o) = chunk else {
-                        unreachable!()
-                    };
-                    compare(op, &a[..n], &b[..n], o);
-                } else {
-                    stage_f64(op, &a[..n], &b[..n], &mut r[..n]);
-                    let mut bits = [0u64; CHUNK];
-                    store.store(&r[..n], &mut bits, chunk);
-                }
-            });
+            let (lx, ly) = (f64_small_loader(xt, c), f64_small_loader(yt, c));
+            float_lanes(
+                op,
+                (x, &lx),
+                (y, &ly),
+                out,
+                f64_lane,
+                stage_f64,
+                |r, chunk| store.store(r, &mut [0u64; CHUNK], chunk),
+            );
         }
         DType::Float32 | DType::Small(_) => {
-            let (lx, ly) = (f32_loader(xt, c), f32_loader(yt, c));
             let store = F32Store::new(c);
-            for_chunks(out, |start, chunk| {
-                let n = chunk.len();
-                let (mut a, mut b, mut r) = ([0f32; CHUNK], [0f32; CHUNK], [0f32; CHUNK]);
-                load_into(&lx, xd, start, x.splat, &mut a[..n], f32_lane);
-                load_into(&ly, yd, start, y.splat, &mut b[..n], f32_lane);
-                if op.is_comparison() {
-                    let OutChunk::U8(o) = chunk else {
-                        unreachable!()
-                    };
-                    compare(op, &a[..n], &b[..n], o);
-                } else {
-                    stage_f32(op, &a[..n], &b[..n], &mut r[..n]);
-                    let mut bits = [0u32; CHUNK];
-                    store.store(&r[..n], &mut bits, chunk);
-                }
-            });
+            let (lx, ly) = (f32_loader(xt, c), f32_loader(yt, c));
+            float_lanes(
+                op,
+                (x, &lx),
+                (y, &ly),
+                out,
+                f32_lane,
+                stage_f32,
+                |r, chunk| store.store(r, &mut [0u32; CHUNK], chunk),
+            );
         }
         DType::Float64 => {
             let (lx, ly) = (f64_loader(xt), f64_loader(yt));
-            for_chunks(out, |start, chunk| {
-                let n = chunk.len();
-                let (mut a, mut b, mut r) = ([0f64; CHUNK], [0f64; CHUNK], [0f64; CHUNK]);
-                load_into(&lx, xd, start, x.splat, &mut a[..n], f64_lane);
-                load_into(&ly, yd, start, y.splat, &mut b[..n], f64_lane);
-                if op.is_comparison() {
-                    let OutChunk::U8(o) = chunk else {
-                        unreachable!()
-                    };
-                    compare(op, &a[..n], &b[..n], o);
-                } else {
-                    stage_f64(op, &a[..n], &b[..n], &mut r[..n]);
-                    store_f64(&r[..n], chunk);
-                }
-            });
+            float_lanes(op, (x, &lx), (y, &ly), out, f64_lane, stage_f64, store_f64);
         }
         DType::Bool | DType::Int { .. } => {
             let (bits, signed) = match c {
