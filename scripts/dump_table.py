@@ -43,6 +43,30 @@ ORDER = [
     "complex32", "bcomplex32", "complex64", "complex128",
 ]
 
+# PyTorch's catalogue beyond ORDER, in its table order: sub-byte integers of every width, the
+# packed float4, and the opaque bit and quantized types.
+TORCH_ORDER = [
+    "bool",
+    "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
+    "uint8", "uint16", "uint32", "uint64",
+    "int1", "int2", "int3", "int4", "int5", "int6", "int7",
+    "int8", "int16", "int32", "int64",
+    "float4_e2m1fn_x2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "bfloat16", "float16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+    "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16",
+    "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
+]
+
+# The dtypes PyTorch's n-ary rule forms a lattice over (docs/categories.md); the triples are
+# measured over these in both tensor categories.
+TORCH_CORE = [
+    "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "bfloat16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+]
+
 
 def table(library, version, mode, notes, names, combine):
     """Runs `combine(a, b)` over every ordered pair of operand names (dtypes and weak
@@ -201,6 +225,118 @@ def dump_torch():
     )
 
 
+def dump_torch_categories_float64():
+    """dump_torch_categories after torch.set_default_dtype(torch.float64)."""
+    import torch
+
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        doc = dump_torch_categories()
+    finally:
+        torch.set_default_dtype(previous)
+    doc["name"] = "torch_categories_float64"
+    doc["mode"] = "torch.result_type by operand category, default dtype float64"
+    doc["notes"].append("Measured after torch.set_default_dtype(torch.float64).")
+    return doc
+
+
+def dump_torch_categories():
+    """Every torch dtype as a dimensioned tensor (`int8`) and a zero-dim tensor (`int8@0d`),
+    with the Python scalars False, 0, 0.0, 0j (`b*`, `i*`, `f*`, `c*`): torch.result_type of
+    every pair, and the n-ary result of every triple of tensor operands over TORCH_CORE."""
+    import itertools
+
+    import torch
+
+    dtypes = {}
+    for n in TORCH_ORDER:
+        d = getattr(torch, n, None)
+        if isinstance(d, torch.dtype):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.empty(1, dtype=d)
+            except Exception:
+                continue
+            dtypes[n] = d
+    names = [n for n in TORCH_ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+    scalars = [("b*", False), ("i*", 0), ("f*", 0.0), ("c*", 0j)]
+    operands = [x for n in names for x in (n, f"{n}@0d")] + [w for w, _ in scalars]
+
+    def operand(n, device="cpu"):
+        if n.endswith("*"):
+            return dict(scalars)[n]
+        base, _, cat = n.partition("@")
+        shape = () if cat == "0d" else (2,)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.empty(shape, dtype=dtypes[base], device=device)
+
+    def name(d):
+        return by_dtype.get(d, str(d).removeprefix("torch."))
+
+    result, errors = {}, {}
+    for a in operands:
+        row = {}
+        for b in operands:
+            try:
+                row[b] = name(torch.result_type(operand(a), operand(b)))
+            except Exception as e:  # the library refused the pair: that is the datum
+                row[b] = None
+                errors[f"{a}|{b}"] = type(e).__name__
+        result[a] = row
+
+    # The n-ary result: addcmul's TensorIterator computes one common dtype over its three
+    # tensor operands (on the meta device, so no kernel runs and no dtype is refused for
+    # lack of one); it is not a fold of binary result_type. No ternary op takes a Python
+    # number as a tensor operand, so triples with a scalar are PyTorch's own Python rule,
+    # torch._prims_common.elementwise_dtypes (what torch.compile uses), which equals addcmul
+    # on every tensor triple here and result_type on every pair with a tensor.
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    core = [x for n in TORCH_CORE if n in dtypes for x in (n, f"{n}@0d")]
+    core += [w for w, _ in scalars]
+    triples = {}
+    for a, b, c in itertools.product(core, repeat=3):
+        key = f"{a}|{b}|{c}"
+        args = [operand(x, "meta") for x in (a, b, c)]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if any(x.endswith("*") for x in (a, b, c)):
+                    out = elementwise_dtypes(
+                        *args, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)[1]
+                else:
+                    out = torch.addcmul(*args).dtype
+            triples[key] = name(out)
+        except Exception as e:
+            triples[key] = None
+            errors[key] = type(e).__name__
+    version = torch.__version__.split("+")[0]
+    return {
+        "name": "torch_categories",
+        "library": "torch",
+        "version": version,
+        "versions": {"python": platform.python_version(), "torch": version},
+        "mode": "torch.result_type by operand category, default dtype float32",
+        "materialised": True,
+        "dtypes": operands,
+        "result": result,
+        "triples": triples,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = torch.result_type(A, B): A = torch.empty(2, dtype=a) for `a`, "
+            "torch.empty((), dtype=a) for `a@0d`, the Python scalar False/0/0.0/0j for "
+            "b*/i*/f*/c*; each cell is the dtype PyTorch returns (materialised); null = it raised.",
+            "triples[a|b|c] = torch.addcmul(A, B, C).dtype on the meta device, over the "
+            "dtypes the categories form a lattice on, in both tensor categories; with a Python "
+            "scalar among them, torch._prims_common.elementwise_dtypes(A, B, C) (DEFAULT).",
+        ],
+    }
+
+
 def dump_array_api_strict():
     import array_api_strict as xp
 
@@ -232,6 +368,8 @@ DUMPS = {
     "numpy": ("numpy", dump_numpy),
     "jax": ("jax", dump_jax),
     "torch": ("torch", dump_torch),
+    "torch-categories": ("torch", dump_torch_categories),
+    "torch-categories-float64": ("torch", dump_torch_categories_float64),
     "array-api-strict": ("array_api_strict", dump_array_api_strict),
 }
 

@@ -6,6 +6,7 @@
 //! between the engines, which must never become a verdict.
 
 use crate::laws::{CheckOptions, Law, LawResult, Report, Status};
+use crate::order::categories::{self, RuleCheck};
 use crate::order::input::Input;
 use crate::policy::spec::Level;
 use crate::safety::{self, LintResult};
@@ -74,6 +75,9 @@ pub struct Checked {
     /// What the user should know about how the verdict was reached (a z3 query it could not
     /// decide, where the exhaustive verdict stands), one line each.
     pub warnings: Vec<String>,
+    /// The n-ary check: a policy's order against its category rule, or a table's pairs
+    /// against its measured triples (`None` when there is neither).
+    pub nary: Option<RuleCheck>,
 }
 
 impl From<Report> for Checked {
@@ -83,6 +87,7 @@ impl From<Report> for Checked {
             report,
             lints: Vec::new(),
             warnings: Vec::new(),
+            nary: None,
         }
     }
 }
@@ -91,7 +96,7 @@ impl Checked {
     /// Every law holds (or is partial by declaration), no law is undecided, and no denied
     /// lint fires.
     pub fn ok(&self) -> bool {
-        self.report.ok() && !self.denied()
+        self.report.ok() && !self.denied() && self.nary.as_ref().is_none_or(RuleCheck::holds)
     }
 
     /// Whether a lint at level `deny` fires.
@@ -101,7 +106,9 @@ impl Checked {
 
     /// A law is violated or a denied lint fires (exit 1).
     pub fn failed(&self) -> bool {
-        self.report.violated().next().is_some() || self.denied()
+        self.report.violated().next().is_some()
+            || self.denied()
+            || self.nary.as_ref().is_some_and(|r| !r.holds())
     }
 
     pub fn law(&self, law: Law) -> Option<&LawResult> {
@@ -159,14 +166,22 @@ pub fn exit_code(checked: &[Checked], input_errors: bool) -> u8 {
 pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
     opts.available()?;
     let (report, warnings) = laws(input, opts)?;
-    let lints = match input {
-        Input::Policy { policy, joins, .. } => safety::lint(policy, &joins.table, opts.lints),
-        Input::Observed(_) => Vec::new(),
+    let (lints, nary) = match input {
+        Input::Policy {
+            policy,
+            joins,
+            lattice,
+        } => (
+            safety::lint(policy, &joins.table, opts.lints),
+            categories::verify(policy, lattice),
+        ),
+        Input::Observed(o) => (Vec::new(), categories::verify_triples(o)),
     };
     Ok(Checked {
         report,
         lints,
         warnings,
+        nary,
     })
 }
 

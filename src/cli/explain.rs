@@ -11,7 +11,7 @@ pub(crate) fn explain(file: &Path, dtypes: &[String]) -> Result<u8, LoadError> {
     let t = input.table();
     let mut operands = Vec::new();
     for d in dtypes {
-        match t.resolve(d) {
+        match input.resolve(d) {
             Some(i) => operands.push(i),
             None => {
                 let help = did_you_mean(d, t.names.iter().map(String::as_str)).map_or_else(

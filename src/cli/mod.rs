@@ -14,6 +14,7 @@ mod docs;
 mod dot;
 mod explain;
 mod prove;
+mod result_type;
 mod run;
 mod safety;
 mod suggest;
@@ -214,10 +215,11 @@ pub(crate) enum Cmd {
         b: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: DiffFormat,
-        /// Compare a policy's weak results (`int8 ∨ f* = f*`) as the dtype they materialise as
-        /// (`float64`), as a library's table records them.
-        #[arg(long)]
-        materialise_weak: bool,
+        /// Compare results as the dtype the library returns: a policy's weak and category
+        /// nodes (`int8 ∨ f* = f*`, `int8@0d`) as their dtype (`float64`, `int8`), a
+        /// measured table's as measured.
+        #[arg(long, visible_alias = "materialise-weak")]
+        materialise: bool,
     },
     /// Where a new dtype can go so every law still holds: its immediate predecessors and
     /// successors, ranked by safety, each with the joins it creates and changes. A dtype the
@@ -240,6 +242,17 @@ pub(crate) enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: SuggestFormat,
     },
+    /// The n-ary result of any operands: the join of their nodes under a policy (a table's
+    /// left fold), and the dtype the library returns for it. Operands may carry a category
+    /// (`int8@0d`) or be Python scalars (`i*`, `f*`). Exit 1 when there is none.
+    ResultType {
+        file: PathBuf,
+        /// One or more operands (names or short codes such as i8, bf16@0d, f*).
+        #[arg(num_args = 1.., required = true)]
+        operands: Vec<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: ResultFormat,
+    },
     /// Explain why `A ∨ B` is what it is; with three dtypes, both association orders.
     Explain {
         file: PathBuf,
@@ -257,6 +270,12 @@ pub(crate) enum CheckFormat {
     Github,
     /// A SARIF 2.1.0 log (GitHub code scanning, IDEs).
     Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ResultFormat {
+    Text,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -513,6 +532,11 @@ pub fn run(cli: Cli) -> ExitCode {
             output,
         } => cast::cast(&src, &dst, all, bits.as_deref(), format, output.as_deref()),
         Cmd::Explain { file, dtypes } => explain::explain(&file, &dtypes),
+        Cmd::ResultType {
+            file,
+            operands,
+            format,
+        } => result_type::result_type(&file, &operands, format),
         Cmd::Suggest {
             file,
             add,
@@ -525,8 +549,8 @@ pub fn run(cli: Cli) -> ExitCode {
             a,
             b,
             format,
-            materialise_weak,
-        } => diff::diff(&a, &b, format, materialise_weak),
+            materialise,
+        } => diff::diff(&a, &b, format, materialise),
     };
     match result {
         Ok(code) => ExitCode::from(code),

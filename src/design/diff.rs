@@ -12,7 +12,6 @@ use serde::Serialize;
 use crate::Input;
 use crate::laws::simplicity;
 use crate::numeric::dtype::{self, Kind};
-use crate::policy::table::Table;
 
 /// A's and B's result for one ordered pair.
 type Verdict = (Option<String>, Option<String>);
@@ -75,6 +74,18 @@ pub struct Diff {
     /// Covering edges among the common dtypes present in A's order and not B's.
     pub edges_only_in_a: Vec<(String, String)>,
     pub edges_only_in_b: Vec<(String, String)>,
+    /// Measured triples (of a table with `triples`) compared with the other side's n-ary
+    /// result, and those that differ, simplest first.
+    pub triples_compared: usize,
+    pub triples: Vec<TripleEntry>,
+}
+
+/// One n-ary result of three operands on which A and B disagree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TripleEntry {
+    pub operands: Vec<String>,
+    pub left: Option<String>,
+    pub right: Option<String>,
 }
 
 impl Diff {
@@ -84,6 +95,7 @@ impl Diff {
             && self.entries.is_empty()
             && self.edges_only_in_a.is_empty()
             && self.edges_only_in_b.is_empty()
+            && self.triples.is_empty()
     }
 
     /// Disagreeing entries by kind of change.
@@ -117,6 +129,7 @@ pub fn kind_label(k: Kind) -> &'static str {
         Kind::Float => "float",
         Kind::SmallFloat => "small float",
         Kind::Complex => "complex",
+        Kind::Opaque => "opaque",
         Kind::Other => "other",
     }
 }
@@ -144,33 +157,54 @@ fn covers(input: &Input, common: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The name a result is shown as: a policy's weak result as the dtype it materialises as
-/// when `materialise` is set (a table's results are already concrete).
+/// The name a result is shown as: with `materialise`, the dtype a library returns for it (a
+/// policy's weak or category node as its dtype, a lifted table's node as measured).
 fn result_name(input: &Input, r: usize, materialise: bool) -> String {
-    if materialise
-        && let Input::Policy { policy, .. } = input
-        && let Some(w) = policy.weak.iter().find(|w| w.weak == r)
-    {
-        return policy.dtypes[w.materialises].clone();
+    if materialise {
+        return input.materialise(r).to_string();
     }
     input.table().name(r).to_string()
 }
 
-/// Compares `a` and `b`; with `materialise`, a policy's weak results (`int8 ∨ f* = f*`)
-/// compare as the dtype they materialise as (`float64`), as a library's table records them.
+/// The index of a name in an input: its own, or (for a policy) the node it is an alias of.
+fn index_in(input: &Input, name: &str) -> Option<usize> {
+    input.table().index_of(name).or_else(|| match input {
+        Input::Policy { policy, .. } => policy.node(name),
+        Input::Observed(_) => None,
+    })
+}
+
+/// Compares `a` and `b`; with `materialise`, results compare as the dtype the library returns
+/// (a policy's `int8 ∨ f* = f*` as `float64`, `int8@0d` as `int8`), as a library's table
+/// records them. A name one side has as an alias (`bool@0d` in PyTorch's policy) is compared
+/// through the node it denotes; measured triples are compared with the other side's n-ary
+/// result.
 pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
     let (ta, tb) = (a.table(), b.table());
-    // Each common dtype with its index in A and in B, in A's order.
-    let (common, (ia, ib)): (Vec<String>, (Vec<usize>, Vec<usize>)) = ta
+    // Each common dtype with its index in A and in B, in A's order, then B's names that are
+    // aliases in A.
+    let (mut common, (mut ia, mut ib)): (Vec<String>, (Vec<usize>, Vec<usize>)) = ta
         .names
         .iter()
         .enumerate()
-        .filter_map(|(i, n)| Some((n.clone(), (i, tb.index_of(n)?))))
+        .filter_map(|(i, n)| Some((n.clone(), (i, index_in(b, n)?))))
         .unzip();
-    let only = |x: &Table, y: &Table| -> Vec<String> {
-        x.names
+    // Names that are aliases on one side take part in the entries, not in the edges.
+    let canonical = common.len();
+    for (j, n) in tb.names.iter().enumerate() {
+        if ta.index_of(n).is_none()
+            && let Some(i) = index_in(a, n)
+        {
+            common.push(n.clone());
+            ia.push(i);
+            ib.push(j);
+        }
+    }
+    let only = |x: &Input, y: &Input| -> Vec<String> {
+        x.table()
+            .names
             .iter()
-            .filter(|n| y.index_of(n).is_none())
+            .filter(|n| index_in(y, n).is_none())
             .cloned()
             .collect()
     };
@@ -214,7 +248,7 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
     }
     entries.sort_by_cached_key(|(idx, _)| simplicity(ta, idx));
     let name_edges = |input: &Input, idx: &[usize]| -> Vec<(String, String)> {
-        covers(input, idx)
+        covers(input, &idx[..canonical])
             .into_iter()
             .map(|(x, y)| (common[x].clone(), common[y].clone()))
             .collect()
@@ -225,15 +259,63 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
         path: i.path().to_string(),
         dtypes: i.table().n(),
     };
+    let (triples_compared, triples) = triples(a, b, materialise);
     Diff {
         a: side(a),
         b: side(b),
-        only_in_a: only(ta, tb),
-        only_in_b: only(tb, ta),
+        only_in_a: only(a, b),
+        only_in_b: only(b, a),
+        triples_compared,
+        triples,
         entries: entries.into_iter().map(|(_, e)| e).collect(),
         compared,
         edges_only_in_a: ea.iter().filter(|e| !eb.contains(e)).cloned().collect(),
         edges_only_in_b: eb.iter().filter(|e| !ea.contains(e)).cloned().collect(),
         common,
     }
+}
+
+/// The measured triples of either side (a table's `triples`) against the other's n-ary result
+/// over the operands both name.
+fn triples(a: &Input, b: &Input, materialise: bool) -> (usize, Vec<TripleEntry>) {
+    let (measured, other, measured_is_a) = match (a, b) {
+        (_, Input::Observed(o)) if !o.triples.is_empty() => (o, a, false),
+        (Input::Observed(o), _) if !o.triples.is_empty() => (o, b, true),
+        _ => return (0, Vec::new()),
+    };
+    let measured_input = if measured_is_a { a } else { b };
+    let mut compared = 0;
+    let mut out = Vec::new();
+    for t in &measured.triples {
+        let names: Vec<&str> = t.operands.iter().map(|&i| measured.table.name(i)).collect();
+        let Some(idx) = names
+            .iter()
+            .map(|n| index_in(other, n))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            continue;
+        };
+        compared += 1;
+        let theirs = other
+            .result_type(&idx)
+            .map(|r| result_name(other, r, materialise));
+        let ours = t.result.map(|r| measured_input.table().name(r).to_string());
+        if theirs != ours {
+            let (left, right) = if measured_is_a {
+                (ours, theirs)
+            } else {
+                (theirs, ours)
+            };
+            out.push((
+                t.operands,
+                TripleEntry {
+                    operands: names.iter().map(|n| n.to_string()).collect(),
+                    left,
+                    right,
+                },
+            ));
+        }
+    }
+    out.sort_by_cached_key(|(idx, _)| simplicity(measured_input.table(), idx));
+    (compared, out.into_iter().map(|(_, e)| e).collect())
 }

@@ -19,6 +19,9 @@ pub enum Kind {
     /// float8 / float6 / float4 formats of ml_dtypes.
     SmallFloat,
     Complex,
+    /// A type with no values typejoin models (PyTorch's bit containers and quantized types,
+    /// the packed `float4_e2m1fn_x2`): it joins only itself.
+    Opaque,
     /// Not in the catalogue (a user-declared format, or a library-specific name).
     Other,
 }
@@ -47,18 +50,27 @@ pub const CATALOGUE: &[DtypeInfo] = &[
     d("bool", "b", Kind::Bool, 1),
     d("uint1", "u1", Kind::Unsigned, 1),
     d("uint2", "u2", Kind::Unsigned, 2),
+    d("uint3", "u3", Kind::Unsigned, 3),
     d("uint4", "u4", Kind::Unsigned, 4),
+    d("uint5", "u5", Kind::Unsigned, 5),
+    d("uint6", "u6", Kind::Unsigned, 6),
+    d("uint7", "u7", Kind::Unsigned, 7),
     d("uint8", "u8", Kind::Unsigned, 8),
     d("uint16", "u16", Kind::Unsigned, 16),
     d("uint32", "u32", Kind::Unsigned, 32),
     d("uint64", "u64", Kind::Unsigned, 64),
     d("int1", "i1", Kind::Signed, 1),
     d("int2", "i2", Kind::Signed, 2),
+    d("int3", "i3", Kind::Signed, 3),
     d("int4", "i4", Kind::Signed, 4),
+    d("int5", "i5", Kind::Signed, 5),
+    d("int6", "i6", Kind::Signed, 6),
+    d("int7", "i7", Kind::Signed, 7),
     d("int8", "i8", Kind::Signed, 8),
     d("int16", "i16", Kind::Signed, 16),
     d("int32", "i32", Kind::Signed, 32),
     d("int64", "i64", Kind::Signed, 64),
+    d("b*", "b*", Kind::Weak, 0),
     d("i*", "i*", Kind::Weak, 0),
     d("f*", "f*", Kind::Weak, 0),
     d("c*", "c*", Kind::Weak, 0),
@@ -77,13 +89,48 @@ pub const CATALOGUE: &[DtypeInfo] = &[
     d("float16", "f16", Kind::Float, 16),
     d("float32", "f32", Kind::Float, 32),
     d("float64", "f64", Kind::Float, 64),
+    d("complex32", "c32", Kind::Complex, 32),
+    d("bcomplex32", "bc32", Kind::Complex, 32),
     d("complex64", "c64", Kind::Complex, 64),
     d("complex128", "c128", Kind::Complex, 128),
+    d("float4_e2m1fn_x2", "f4e2m1fnx2", Kind::Opaque, 8),
+    d("bits1x8", "bits1x8", Kind::Opaque, 8),
+    d("bits2x4", "bits2x4", Kind::Opaque, 8),
+    d("bits4x2", "bits4x2", Kind::Opaque, 8),
+    d("bits8", "bits8", Kind::Opaque, 8),
+    d("bits16", "bits16", Kind::Opaque, 16),
+    d("qint8", "qi8", Kind::Opaque, 8),
+    d("quint8", "qu8", Kind::Opaque, 8),
+    d("qint32", "qi32", Kind::Opaque, 32),
+    d("quint4x2", "qu4x2", Kind::Opaque, 8),
+    d("quint2x4", "qu2x4", Kind::Opaque, 8),
 ];
 
-/// The catalogue entry of a canonical name.
+/// The complex dtype whose components are the float `name` (`float16` → `complex32`), as
+/// PyTorch's `toComplexType`.
+pub fn complex_of(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "float16" => "complex32",
+        "bfloat16" => "bcomplex32",
+        "float32" => "complex64",
+        "float64" => "complex128",
+        _ => return None,
+    })
+}
+
+/// Splits a node name into its dtype and category: `int8@0d` is (`int8`, `Some("0d")`), a
+/// plain dtype has no category.
+pub fn split_category(name: &str) -> (&str, Option<&str>) {
+    match name.split_once('@') {
+        Some((base, cat)) => (base, Some(cat)),
+        None => (name, None),
+    }
+}
+
+/// The catalogue entry of a canonical name; a category node (`int8@0d`) has its dtype's.
 pub fn info(name: &str) -> Option<&'static DtypeInfo> {
-    CATALOGUE.iter().find(|d| d.name == name)
+    let base = split_category(name).0;
+    CATALOGUE.iter().find(|d| d.name == base)
 }
 
 /// Resolves a canonical name or a short code (`i8`, `bf16`, `c128`) to the canonical name.
@@ -94,14 +141,28 @@ pub fn canonical(name_or_code: &str) -> Option<&'static str> {
         .map(|d| d.name)
 }
 
+/// [`canonical`] for a node name that may carry a category: `i8@0d` is `int8@0d`.
+pub fn canonical_node(name_or_code: &str) -> Option<String> {
+    match split_category(name_or_code) {
+        (base, Some(cat)) if !cat.is_empty() => canonical(base).map(|b| format!("{b}@{cat}")),
+        (_, Some(_)) => None,
+        (base, None) => canonical(base).map(str::to_string),
+    }
+}
+
 /// The kind of any name; `Other` outside the catalogue.
 pub fn kind(name: &str) -> Kind {
     info(name).map_or(Kind::Other, |d| d.kind)
 }
 
-/// The short code of a name, or the name itself outside the catalogue.
-pub fn short_code(name: &str) -> &str {
-    info(name).map_or(name, |d| d.code)
+/// The short code of a name (`i8@0d` for `int8@0d`), or the name itself outside the
+/// catalogue.
+pub fn short_code(name: &str) -> String {
+    match (info(name), split_category(name).1) {
+        (Some(d), Some(cat)) => format!("{}@{cat}", d.code),
+        (Some(d), None) => d.code.to_string(),
+        (None, _) => name.to_string(),
+    }
 }
 
 pub fn is_weak(name: &str) -> bool {
@@ -114,11 +175,13 @@ pub fn rarity(name: &str) -> u32 {
     match info(name) {
         Some(d) => match d.kind {
             Kind::Float if d.name == "bfloat16" => 1,
+            // PyTorch's complex32 and bcomplex32 are as exotic as the small floats.
+            Kind::Complex if d.bits == 32 => 2,
             Kind::Bool | Kind::Float | Kind::Complex => 0,
             Kind::Unsigned | Kind::Signed if d.bits >= 8 => 0,
             Kind::Weak => 1,
             Kind::Unsigned | Kind::Signed | Kind::SmallFloat => 2,
-            Kind::Other => 3,
+            Kind::Opaque | Kind::Other => 3,
         },
         None => 3,
     }
@@ -173,6 +236,10 @@ impl DType {
                     return Some(DType::Small(i as u8));
                 }
                 let d = info(name)?;
+                if name.contains('@') || !d.bits.is_power_of_two() {
+                    // int3, uint5, …: no storage the kernels compute with (yet).
+                    return None;
+                }
                 match d.kind {
                     Kind::Signed => DType::Int {
                         bits: d.bits,

@@ -66,7 +66,7 @@ impl Kinds {
             Kind::Signed | Kind::Unsigned => self.integer,
             Kind::Float | Kind::SmallFloat => self.float,
             Kind::Complex => self.complex,
-            Kind::Weak | Kind::Other => false,
+            Kind::Weak | Kind::Opaque | Kind::Other => false,
         }
     }
 

@@ -21,7 +21,7 @@ impl Input {
     /// Parses `text` by the file's extension: `.toml` is a policy, `.json` an observed table.
     pub fn parse(path: &str, text: &str) -> Result<Input, LoadError> {
         if path.ends_with(".toml") {
-            let policy = spec::parse_policy(path, text)?;
+            let policy = crate::order::categories::derive(spec::parse_policy(path, text)?);
             let lattice = Lattice::from_policy(&policy);
             let joins = lattice.join_table();
             Ok(Input::Policy {
@@ -58,6 +58,39 @@ impl Input {
         match self {
             Input::Policy { joins, .. } => &joins.table,
             Input::Observed(o) => &o.table,
+        }
+    }
+
+    /// The node a name or short code denotes (`i8@0d`; a policy's aliases: `bool@0d` is
+    /// `bool` in PyTorch's).
+    pub fn resolve(&self, name: &str) -> Option<usize> {
+        self.table().resolve(name).or_else(|| match self {
+            Input::Policy { policy, .. } => policy
+                .node(name)
+                .or_else(|| policy.node(&crate::numeric::dtype::canonical_node(name)?)),
+            Input::Observed(_) => None,
+        })
+    }
+
+    /// What node `r` is returned as by the library: a policy's weak or category node as its
+    /// dtype, a lifted table's node as the dtype it was measured as; else its own name.
+    pub fn materialise(&self, r: usize) -> &str {
+        let m = match self {
+            Input::Policy { policy, .. } => policy.materialise(r),
+            Input::Observed(o) => o.materialised.as_ref().map_or(Some(r), |m| m[r]),
+        };
+        self.table().name(m.unwrap_or(r))
+    }
+
+    /// The n-ary result of `operands` (indices) as a node: a policy's join; a table's left
+    /// fold. `None` where there is none (undefined or ambiguous).
+    pub fn result_type(&self, operands: &[usize]) -> Option<usize> {
+        match self {
+            Input::Policy { lattice, .. } => lattice.result_type(operands)?.unique(),
+            Input::Observed(o) => {
+                let (&first, rest) = operands.split_first()?;
+                rest.iter().try_fold(first, |acc, &x| o.table.get(acc, x))
+            }
         }
     }
 }

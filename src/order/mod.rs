@@ -3,5 +3,6 @@
 //! table with its join table.
 
 pub mod bits;
+pub mod categories;
 pub mod input;
 pub mod lattice;

@@ -26,14 +26,40 @@ fn counts_line(d: &Diff) -> String {
     )
 }
 
-/// `530 of 630 joins differ over 35 common dtypes`.
+/// `530 of 630 joins differ over 35 common dtypes` (and the measured triples, if any).
 fn headline(d: &Diff) -> String {
+    let triples = if d.triples_compared > 0 {
+        format!(
+            ", {} of {} measured triples",
+            d.triples.len(),
+            d.triples_compared
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} of {} joins differ over {} common dtypes",
+        "{} of {} joins differ over {} common dtypes{triples}",
         d.entries.len(),
         d.compared,
         d.common.len()
     )
+}
+
+/// The differing triples, one line each (`a ∨ b ∨ c: A's → B's`).
+fn triple_lines(d: &Diff) -> String {
+    let mut out = String::new();
+    if !d.triples.is_empty() {
+        out += &format!("n-ary results ({} → {}):\n", d.a.name, d.b.name);
+        for t in &d.triples {
+            out += &format!(
+                "  {}: {} → {}\n",
+                t.operands.join(" ∨ "),
+                shown(&t.left),
+                shown(&t.right)
+            );
+        }
+    }
+    out
 }
 
 /// The plain-text rendering.
@@ -73,6 +99,7 @@ pub fn text(d: &Diff) -> String {
             );
         }
     }
+    out += &triple_lines(d);
     for (name, edges) in [
         (&d.a.name, &d.edges_only_in_a),
         (&d.b.name, &d.edges_only_in_b),
@@ -131,6 +158,24 @@ pub fn markdown(d: &Diff) -> String {
             );
         }
     }
+    if !d.triples.is_empty() {
+        out += &format!(
+            "\n| operands | `{}` | `{}` |\n|---|---|---|\n",
+            d.a.name, d.b.name
+        );
+        for t in &d.triples {
+            out += &format!(
+                "| {} | {} | {} |\n",
+                t.operands
+                    .iter()
+                    .map(|o| format!("`{o}`"))
+                    .collect::<Vec<_>>()
+                    .join(" ∨ "),
+                shown(&t.left),
+                shown(&t.right)
+            );
+        }
+    }
     for (name, edges) in [
         (&d.a.name, &d.edges_only_in_a),
         (&d.b.name, &d.edges_only_in_b),
@@ -155,7 +200,7 @@ pub fn json(d: &Diff) -> String {
         .into_iter()
         .map(|(c, n)| (c.key(), n))
         .collect();
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "a": d.a,
         "b": d.b,
         "same": d.same(),
@@ -167,6 +212,9 @@ pub fn json(d: &Diff) -> String {
         "entries": d.entries,
         "edges": { "only_in_a": d.edges_only_in_a, "only_in_b": d.edges_only_in_b },
     });
+    if d.triples_compared > 0 {
+        v["triples"] = serde_json::json!({ "compared": d.triples_compared, "differ": d.triples });
+    }
     let mut s = serde_json::to_string_pretty(&v).expect("JSON serialises");
     s.push('\n');
     s

@@ -40,10 +40,33 @@ fn kinds_of(names: &[String]) -> Vec<Kind> {
     kinds
 }
 
+/// The clusters of a policy's nodes: one per kind and operand category (`signed`, `signed
+/// @0d`), kinds in catalogue order, the plain category first.
+fn groups_of(names: &[String]) -> Vec<(Kind, Option<String>)> {
+    let mut groups: Vec<(Kind, Option<String>)> = names
+        .iter()
+        .map(|d| {
+            (
+                crate::numeric::dtype::kind(d),
+                crate::numeric::dtype::split_category(d)
+                    .1
+                    .map(str::to_string),
+            )
+        })
+        .collect();
+    groups.sort();
+    groups.dedup();
+    groups
+}
+
 /// The attributes every kind cluster has: its label and a dashed light frame.
 fn cluster_style(k: Kind) -> Vec<Stmt> {
+    cluster_style_labelled(kind_label(k))
+}
+
+fn cluster_style_labelled(label: &str) -> Vec<Stmt> {
     vec![
-        Stmt::Attribute(attr("label", kind_label(k))),
+        Stmt::Attribute(attr("label", label)),
         Stmt::Attribute(attr("style", "dashed")),
         Stmt::Attribute(attr("color", "#cbd5e1")),
     ]
@@ -85,6 +108,7 @@ fn kind_label(k: Kind) -> &'static str {
         Kind::Float => "floats",
         Kind::SmallFloat => "small floats",
         Kind::Complex => "complex",
+        Kind::Opaque => "opaque (no values)",
         Kind::Other => "declared formats",
     }
 }
@@ -121,11 +145,19 @@ pub fn diagram(
         ])),
         Stmt::GAttribute(GraphAttributes::Edge(vec![attr("arrowsize", "0.6")])),
     ];
-    // One cluster per kind, in the catalogue's kind order.
-    for k in kinds_of(&policy.dtypes) {
-        let mut members = cluster_style(k);
+    // One cluster per kind (and operand category), in the catalogue's kind order.
+    for (k, cat) in groups_of(&policy.dtypes) {
+        let mut members = match &cat {
+            None => cluster_style(k),
+            Some(c) => cluster_style_labelled(&format!("{} @{c}", kind_label(k))),
+        };
         members.push(Stmt::Attribute(attr("fontcolor", "#64748b")));
-        for i in (0..n).filter(|&i| crate::numeric::dtype::kind(&policy.dtypes[i]) == k) {
+        let in_group = |i: usize| {
+            let d = &policy.dtypes[i];
+            crate::numeric::dtype::kind(d) == k
+                && crate::numeric::dtype::split_category(d).1 == cat.as_deref()
+        };
+        for i in (0..n).filter(|&i| in_group(i)) {
             let name = &policy.dtypes[i];
             let mut attrs = vec![attr("label", name)];
             if k == Kind::Weak {
@@ -144,8 +176,12 @@ pub fn diagram(
             }
             members.push(Stmt::Node(Node::new(node_id(name), attrs)));
         }
+        let id = match &cat {
+            None => format!("cluster_{}", format!("{k:?}").to_lowercase()),
+            Some(c) => format!("cluster_{}_{c}", format!("{k:?}").to_lowercase()),
+        };
         stmts.push(Stmt::Subgraph(Subgraph {
-            id: Id::Plain(format!("cluster_{}", format!("{k:?}").to_lowercase())),
+            id: Id::Plain(id),
             stmts: members,
         }));
     }

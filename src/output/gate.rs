@@ -117,6 +117,12 @@ pub fn rules() -> Vec<Rule> {
         description: "A policy or table file could not be read: a syntax error, an unknown dtype, a cycle, a malformed table.",
         severity: Severity::Error,
     });
+    rules.push(Rule {
+        id: "nary".into(),
+        name: "NaryResult",
+        description: "The order's n-ary join is not the policy's category rule, or a measured triple is not what the table's pairs give.",
+        severity: Severity::Error,
+    });
     rules
 }
 
@@ -255,6 +261,45 @@ pub fn annotations(
                     }),
                 });
             }
+        }
+    }
+    if let Some(n) = checked.nary.as_ref().filter(|n| !n.holds()) {
+        for w in n.witnesses.iter().take(witnesses) {
+            let span = match input {
+                Input::Policy { policy, .. } => {
+                    policy.categories.as_ref().map_or(0..0, |c| c.span.clone())
+                }
+                Input::Observed(o) => o
+                    .triples
+                    .iter()
+                    .find(|t| {
+                        t.operands
+                            .iter()
+                            .map(|&i| o.table.name(i))
+                            .eq(w.operands.iter().map(String::as_str))
+                    })
+                    .map_or(0..0, |t| t.span.clone()),
+            };
+            let show = |x: &Option<String>| x.clone().unwrap_or_else(|| "an error".into());
+            out.push(Annotation {
+                path: input.path().to_string(),
+                at: Some(position(&src, span)),
+                severity: Severity::Error,
+                rule: "nary".into(),
+                message: format!(
+                    "{{{}}}: {} gives {}, the order's join {} ({} of {} differ)",
+                    w.operands.join(", "),
+                    n.what(),
+                    show(&w.rule),
+                    show(&w.order),
+                    n.mismatches,
+                    n.multisets
+                ),
+                related: Vec::new(),
+                properties: json!({
+                    "operands": w.operands, "rule": w.rule, "order": w.order, "node": w.node,
+                }),
+            });
         }
     }
     out

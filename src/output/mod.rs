@@ -9,6 +9,7 @@ pub mod dot;
 pub mod gate;
 pub mod pages;
 pub mod render;
+pub mod result_type;
 pub mod safety;
 pub mod suggest;
 pub mod table;

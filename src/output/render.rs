@@ -145,11 +145,36 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
             s.bad,
             format!("all laws hold, {} denied", plural(denied as u64, "lint")),
         )
+    } else if let Some(n) = c.nary.as_ref().filter(|n| !n.holds()) {
+        (
+            "✗",
+            s.bad,
+            if n.measured() {
+                format!(
+                    "all laws hold, {} of {} measured triples differ",
+                    n.mismatches, n.multisets
+                )
+            } else {
+                format!("all laws hold, the n-ary join is not {}", n.what())
+            },
+        )
     } else {
         ("✓", s.ok, "all laws hold".to_string())
     };
+    let nary = match &c.nary {
+        Some(n) if n.holds() && n.measured() => {
+            format!("; its pairs give all {} measured triples", n.multisets)
+        }
+        Some(n) if n.holds() => format!(
+            "; n-ary join = {} on all {} of up to {} operands",
+            n.what(),
+            plural(n.multisets, "multiset"),
+            n.max_operands
+        ),
+        _ => String::new(),
+    };
     let mut out = format!(
-        "{colour}{mark}{} {}{}{} — {kind} `{}`: {shape}; {verdict}{partial}{}{engines}{}\n",
+        "{colour}{mark}{} {}{}{} — {kind} `{}`: {shape}; {verdict}{partial}{nary}{}{engines}{}\n",
         s.reset, s.bold, r.path, s.reset, r.name, s.dim, s.reset
     );
     for l in &unknown {
@@ -206,6 +231,60 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
         }
         if !l.note.is_empty() && l.law != crate::Law::InducedOrder {
             out += &format!("      {}help{}: {}\n", s.bold, s.reset, l.note);
+        }
+    }
+    if let Some(n) = c.nary.as_ref().filter(|n| !n.holds()) {
+        let measured = n.measured();
+        out += &format!(
+            "  {}error[nary]{}: {}\n",
+            s.bad,
+            s.reset,
+            if measured {
+                format!(
+                    "{} of {} measured triples differ from the fold of the table's pairs",
+                    n.mismatches, n.multisets
+                )
+            } else {
+                format!(
+                    "on {} of {} of up to {} operands the order's join is not {}",
+                    n.mismatches,
+                    plural(n.multisets, "multiset"),
+                    n.max_operands,
+                    n.what()
+                )
+            }
+        );
+        for w in n.witnesses.iter().take(o.witnesses) {
+            let show = |x: &Option<String>| x.clone().unwrap_or_else(|| "an error".into());
+            out += &format!(
+                "      {{{}}}: {} {}, {} {}{}\n",
+                w.operands.join(", "),
+                if measured {
+                    "measured"
+                } else {
+                    "the rule gives"
+                },
+                show(&w.rule),
+                if measured {
+                    "the pairs give"
+                } else {
+                    "the order's join is"
+                },
+                show(&w.order),
+                match (&w.node, &w.order) {
+                    (Some(node), Some(m)) if node != m => format!(" (node {node})"),
+                    _ => String::new(),
+                }
+            );
+        }
+        let shown = n.witnesses.len().min(o.witnesses) as u64;
+        if n.mismatches > shown {
+            out += &format!(
+                "      {}… and {} more{}\n",
+                s.dim,
+                n.mismatches - shown,
+                s.reset
+            );
         }
     }
     for l in &c.lints {
@@ -303,7 +382,7 @@ pub fn json_file(c: &Checked, o: ReportOptions) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "path": r.path,
         "name": r.name,
         "kind": r.kind,
@@ -321,7 +400,11 @@ pub fn json_file(c: &Checked, o: ReportOptions) -> Value {
                 "from": c.from, "to": c.to, "via": c.via, "witness": c.witness,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(n) = &c.nary {
+        doc["nary"] = json!(n);
+    }
+    doc
 }
 
 /// The whole `check --format json` document.

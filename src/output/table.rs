@@ -6,7 +6,7 @@ use crate::policy::table::Table;
 
 /// The short-code grid of the JAX design notes: row = first operand, `-` = undefined.
 pub fn text(t: &Table) -> String {
-    let codes: Vec<&str> = t.names.iter().map(|n| dtype::short_code(n)).collect();
+    let codes: Vec<String> = t.names.iter().map(|n| dtype::short_code(n)).collect();
     let w = codes.iter().map(|c| c.len()).max().unwrap_or(1).max(1);
     let mut out = format!("{:w$}", "");
     for c in &codes {
@@ -16,7 +16,7 @@ pub fn text(t: &Table) -> String {
     for a in 0..t.n() {
         out += &format!("{:w$}", codes[a]);
         for b in 0..t.n() {
-            let cell = t.get(a, b).map_or("-", |r| codes[r]);
+            let cell = t.get(a, b).map_or("-", |r| codes[r].as_str());
             out += &format!(" {cell:>w$}");
         }
         out.push('\n');

@@ -23,6 +23,80 @@ pub struct Observed {
     pub removed: Vec<String>,
     /// Byte span of each cell's key (`result[a][b]`), row-major, for annotations.
     pub cell_spans: Vec<Range<usize>>,
+    /// Whether the file records the dtype the library returns (`"materialised": true`) for
+    /// operands in categories: the cells are then lifted to nodes ([`lift`]) and
+    /// `materialised[i]` is the dtype node `i` is returned as (`None` where `i ∨ i` raised).
+    pub materialised: Option<Vec<Option<usize>>>,
+    /// The n-ary results of three operands (`"triples"`), as the library returns them.
+    pub triples: Vec<Triple>,
+}
+
+/// One measured n-ary result: three operands and the dtype the library returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Triple {
+    pub operands: [usize; 3],
+    /// Index of the returned dtype (`None`: the library raised).
+    pub result: Option<usize>,
+    pub span: Range<usize>,
+}
+
+/// The category rank of an operand name: 0 plain, 1 `dtype@category`, 2 a scalar (`i*`).
+fn category_rank(name: &str) -> u8 {
+    if crate::numeric::dtype::is_weak(name) {
+        2
+    } else if name.contains('@') {
+        1
+    } else {
+        0
+    }
+}
+
+/// Lifts a table of returned dtypes to one of nodes (docs/categories.md). The result of
+/// `a ∨ b`, returned as dtype `d`, is one of the nodes returned as `d`: the first, in this
+/// order, that agrees with every measured triple `(a, b, c)` (the node `x` with
+/// `x ∨ c` returned as the triple's dtype for every `c`): the operand of `a`, `b` returned as
+/// `d` in the highest category, then the nodes returned as `d` in `a`'s or `b`'s categories,
+/// highest first, then any other; else `d` itself. `mat[i]` is what node `i` is returned as,
+/// `i ∨ i`.
+pub fn lift(table: &Table, triples: &[Triple]) -> (Table, Vec<Option<usize>>) {
+    let n = table.n();
+    let mat: Vec<Option<usize>> = (0..n).map(|i| table.get(i, i)).collect();
+    let rank: Vec<u8> = table.names.iter().map(|x| category_rank(x)).collect();
+    // (a, b) -> every measured (c, result of a, b, c).
+    type Contexts = HashMap<(usize, usize), Vec<(usize, Option<usize>)>>;
+    let mut contexts: Contexts = HashMap::new();
+    for t in triples {
+        let [a, b, c] = t.operands;
+        contexts.entry((a, b)).or_default().push((c, t.result));
+    }
+    let mut out = Table::new(table.names.clone());
+    for a in 0..n {
+        for b in 0..n {
+            let Some(d) = table.get(a, b) else { continue };
+            let mut candidates: Vec<usize> = Vec::new();
+            let mut own: Vec<usize> = [a, b].into_iter().filter(|&x| mat[x] == Some(d)).collect();
+            own.sort_by_key(|&x| rank[x]);
+            candidates.extend(own);
+            let mut same: Vec<usize> = (0..n)
+                .filter(|&x| mat[x] == Some(d) && (rank[x] == rank[a] || rank[x] == rank[b]))
+                .collect();
+            same.sort_by_key(|&x| (rank[x], x));
+            candidates.extend(same);
+            candidates.extend((0..n).filter(|&x| mat[x] == Some(d)));
+            let agrees = |x: usize| {
+                contexts
+                    .get(&(a, b))
+                    .is_none_or(|cs| cs.iter().all(|&(c, r)| table.get(x, c) == r))
+            };
+            let node = candidates
+                .iter()
+                .copied()
+                .find(|&x| agrees(x))
+                .or(candidates.first().copied());
+            out.set(a, b, Some(node.unwrap_or(d)));
+        }
+    }
+    (out, mat)
 }
 
 impl Observed {
@@ -212,6 +286,59 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
             diagnostics: errors,
         });
     }
+    let mut triples = Vec::new();
+    match obj.get("triples") {
+        None => {}
+        Some(Value::Object(cells)) => {
+            for (key, cell) in cells {
+                let span = at(&["triples", key]);
+                let parts: Vec<&str> = key.split('|').collect();
+                let idx: Vec<Option<usize>> = parts.iter().map(|p| index.get(p).copied()).collect();
+                let result = match cell {
+                    Value::Null => Ok(None),
+                    Value::String(r) => index.get(r.as_str()).copied().map(Some).ok_or(r.as_str()),
+                    _ => Err(""),
+                };
+                match (idx.as_slice(), result) {
+                    ([Some(a), Some(b), Some(c)], Ok(result)) => triples.push(Triple {
+                        operands: [*a, *b, *c],
+                        result,
+                        span,
+                    }),
+                    ([_, _, _], Ok(_)) => errors.push(
+                        src.error(span, format!("triple `{key}` names a dtype not in `dtypes`"))
+                            .with_help("write the three operands as `a|b|c`, each one of `dtypes`"),
+                    ),
+                    (_, Ok(_)) => errors.push(
+                        src.error(span, format!("`{key}` is not three operands"))
+                            .with_help("write a triple's key as `a|b|c`"),
+                    ),
+                    (_, Err(r)) => errors.push(
+                        src.error(span, format!("result of triple `{key}` must be one of `dtypes` or null, not `{r}`"))
+                            .with_help("write the dtype the library returned, or null where it raised"),
+                    ),
+                }
+            }
+        }
+        Some(_) => errors.push(
+            src.error(at(&["triples"]), "`triples` must be an object")
+                .with_help("write \"triples\": {\"a|b|c\": result-or-null}"),
+        ),
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|d| (d.line, d.col));
+        return Err(LoadError {
+            diagnostics: errors,
+        });
+    }
+    let materialised = match obj.get("materialised") {
+        Some(Value::Bool(true)) => {
+            let (lifted, mat) = lift(&table, &triples);
+            table = lifted;
+            Some(mat)
+        }
+        _ => None,
+    };
     let text_field = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
     let stem = std::path::Path::new(path)
         .file_stem()
@@ -224,6 +351,8 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
         table,
         removed,
         cell_spans,
+        materialised,
+        triples,
     })
 }
 

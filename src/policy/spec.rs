@@ -32,6 +32,45 @@ pub struct Policy {
     /// Lint levels by safety class (`precision-loss`, `overflow`, `sign-loss`,
     /// `drops-component`); a class not listed is `warn`.
     pub lints: Vec<(String, Level)>,
+    /// Operand categories (`[categories]`): the rule that combines them, and (once derived by
+    /// `order::categories`) the nodes that turned out equal to another.
+    pub categories: Option<Categories>,
+}
+
+/// A policy's operand categories (docs/categories.md). Nodes `dtype@category` are a dtype in
+/// a category below the plain (dimensioned) one; the weak scalar nodes are the lowest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Categories {
+    pub rule: CategoryRule,
+    /// The categories between the plain dtypes and the scalars, highest first (`["0d"]`).
+    pub lower: Vec<String>,
+    /// Each scalar node (`i*`) and the dtype index it is wrapped as (`int64`).
+    pub scalars: Vec<(String, usize)>,
+    /// The nodes the rule makes equal to an earlier node (`bool@0d` is `bool`), with it.
+    pub aliases: Vec<(String, usize)>,
+    /// Whether the nodes and edges are derived from the rule (no category node declared).
+    pub derived: bool,
+    /// Span of the `[categories]` table.
+    pub span: Range<usize>,
+}
+
+/// How a policy combines its categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CategoryRule {
+    /// PyTorch's (`at::native::result_type`): promote within each category; a lower category
+    /// counts only when its kind (bool < integer < float < complex) is higher, and a complex
+    /// lower category over a float gives the complex of the float's precision.
+    ByKind,
+}
+
+impl CategoryRule {
+    pub const NAMES: &'static [&'static str] = &["by-kind"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CategoryRule::ByKind => "by-kind",
+        }
+    }
 }
 
 /// What `check` does when a promotion loses values of a class.
@@ -47,6 +86,32 @@ pub enum Level {
 pub const LINT_CLASSES: &[&str] = &["precision-loss", "overflow", "sign-loss", "drops-component"];
 
 impl Policy {
+    /// The node a dtype name denotes: a declared dtype, or a name the category rule made equal
+    /// to one (`bool@0d` is `bool` in PyTorch's policy).
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.dtypes.iter().position(|d| d == name).or_else(|| {
+            let c = self.categories.as_ref()?;
+            c.aliases.iter().find(|(a, _)| a == name).map(|&(_, i)| i)
+        })
+    }
+
+    /// The dtype node `i` materialises as: itself, a category node's dtype (`int8@0d` is
+    /// `int8`), or a weak type's `[weak]` rule; `None` for a weak type without one.
+    pub fn materialise(&self, i: usize) -> Option<usize> {
+        let name = &self.dtypes[i];
+        if dtype::is_weak(name) {
+            return self
+                .weak
+                .iter()
+                .find(|w| w.weak == i)
+                .map(|w| w.materialises);
+        }
+        match dtype::split_category(name) {
+            (base, Some(_)) => self.dtypes.iter().position(|d| d == base),
+            (_, None) => Some(i),
+        }
+    }
+
     /// The lint level of a safety class (`warn` unless the policy says otherwise).
     pub fn lint_level(&self, class: &str) -> Level {
         self.lints
@@ -112,6 +177,17 @@ struct RawPolicy {
     formats: BTreeMap<Spanned<String>, Spanned<RawFormat>>,
     #[serde(default)]
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
+    categories: Option<Spanned<RawCategories>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCategories {
+    rule: Spanned<String>,
+    #[serde(default)]
+    lower: Vec<Spanned<String>>,
+    #[serde(default)]
+    scalars: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -135,7 +211,17 @@ struct RawFormat {
 }
 
 const TOP_LEVEL_KEYS: &[&str] = &[
-    "name", "summary", "source", "dtypes", "partial", "promotes", "weak", "ops", "formats", "lints",
+    "name",
+    "summary",
+    "source",
+    "dtypes",
+    "partial",
+    "promotes",
+    "weak",
+    "ops",
+    "formats",
+    "lints",
+    "categories",
 ];
 
 /// Parses and validates a policy file. `path` is only used in diagnostics.
@@ -168,6 +254,8 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "lowest",
                 "same_dtype",
             ]
+        } else if message.contains("`lower`") {
+            &["rule", "lower", "scalars"]
         } else if message.contains("`exponent_bits`") {
             &[
                 "kind",
@@ -254,7 +342,24 @@ impl<'a> Validator<'a> {
                 );
                 continue;
             }
-            if dtype::info(name).is_none() && !declared_formats.contains(&name) {
+            let (base, category) = dtype::split_category(name);
+            if category.is_some_and(|c| {
+                c.is_empty() || !c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+            }) {
+                self.error(
+                    d.span(),
+                    format!("`{name}` has an invalid category"),
+                    Some("write a category node as `dtype@category`, the category in letters, digits and `_` (e.g. \"int8@0d\")".into()),
+                );
+            } else if category.is_some()
+                && (dtype::is_weak(base) || dtype::kind(base) == dtype::Kind::Opaque)
+            {
+                self.error(
+                    d.span(),
+                    format!("`{base}` cannot have a category"),
+                    Some("only dtypes with values have category variants; weak and opaque types are their own nodes".into()),
+                );
+            } else if dtype::info(name).is_none() && !declared_formats.contains(&base) {
                 let help = match did_you_mean(name, dtype::CATALOGUE.iter().map(|d| d.name)) {
                     Some(s) => {
                         format!("did you mean `{s}`? A new dtype needs a `[formats.{name}]` table")
@@ -275,6 +380,7 @@ impl<'a> Validator<'a> {
         let ops = self.ops(&raw, &index, &dtypes);
         let formats = self.formats(&raw, &index);
         let lints = self.lints(&raw);
+        let categories = self.categories(&raw, &index, &dtypes, &dtype_spans);
 
         if self.errors.is_empty()
             && let Some(cycle) = find_cycle(dtypes.len(), &edges)
@@ -317,6 +423,135 @@ impl<'a> Validator<'a> {
             ops,
             formats,
             lints,
+            categories,
+        })
+    }
+
+    /// `[categories]`, and every category node's dtype declared (it materialises as it).
+    fn categories(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+        spans: &[Range<usize>],
+    ) -> Option<Categories> {
+        let mut lower_declared: Vec<String> = Vec::new();
+        if let Some(c) = &raw.categories {
+            for l in &c.get_ref().lower {
+                lower_declared.push(l.get_ref().clone());
+            }
+        }
+        let mut has_nodes = false;
+        for (i, name) in dtypes.iter().enumerate() {
+            let (base, Some(cat)) = dtype::split_category(name) else {
+                has_nodes |= dtype::is_weak(name);
+                continue;
+            };
+            has_nodes = true;
+            if !index.contains_key(base) {
+                self.error(
+                    spans[i].clone(),
+                    format!(
+                        "`{name}` is a category node of `{base}`, which is not declared in `dtypes`"
+                    ),
+                    Some(format!(
+                        "add \"{base}\" to `dtypes`: a category node materialises as its dtype"
+                    )),
+                );
+            }
+            if raw.categories.is_some() && !lower_declared.iter().any(|l| l == cat) {
+                self.error(
+                    spans[i].clone(),
+                    format!("category `{cat}` is not listed in `[categories] lower`"),
+                    Some(format!("add \"{cat}\" to `lower`, in its priority order")),
+                );
+            }
+        }
+        let raw_c = raw.categories.as_ref()?;
+        let c = raw_c.get_ref();
+        let rule = match c.rule.get_ref().as_str() {
+            "by-kind" => CategoryRule::ByKind,
+            other => {
+                let help = match did_you_mean(other, CategoryRule::NAMES.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("the rules are: {}", CategoryRule::NAMES.join(", ")),
+                };
+                self.error(
+                    c.rule.span(),
+                    format!("unknown category rule `{other}`"),
+                    Some(help),
+                );
+                return None;
+            }
+        };
+        let mut lower: Vec<String> = Vec::new();
+        for l in &c.lower {
+            let n = l.get_ref();
+            if n.is_empty() || !n.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
+                self.error(
+                    l.span(),
+                    format!("invalid category name `{n}`"),
+                    Some("use letters, digits and `_`, e.g. \"0d\"".into()),
+                );
+            } else if lower.contains(n) {
+                self.error(
+                    l.span(),
+                    format!("duplicate category `{n}`"),
+                    Some("list each category once".into()),
+                );
+            } else {
+                lower.push(n.clone());
+            }
+        }
+        let mut scalars = Vec::new();
+        for (w, target) in &c.scalars {
+            let name = w.get_ref();
+            if !dtype::is_weak(name) {
+                self.error(
+                    w.span(),
+                    format!("`{name}` is not a scalar type"),
+                    Some("the scalar nodes are `b*`, `i*`, `f*` and `c*`".into()),
+                );
+                continue;
+            }
+            let t = target.get_ref();
+            match index.get(t) {
+                Some(&ti) if dtype::split_category(t).1.is_none() && !dtype::is_weak(t) => {
+                    scalars.push((name.clone(), ti));
+                }
+                _ => self.error(
+                    target.span(),
+                    format!("scalar `{name}` is wrapped as `{t}`, which is not a declared dtype"),
+                    Some(format!(
+                        "add \"{t}\" to `dtypes`, or name a declared plain dtype"
+                    )),
+                ),
+            }
+        }
+        if has_nodes {
+            // Declared by hand: each scalar node also needs its `[weak]` materialisation.
+            for (w, ti) in &scalars {
+                if let Some(&wi) = index.get(w.as_str())
+                    && !raw
+                        .weak
+                        .iter()
+                        .any(|(k, v)| k.get_ref() == w && index.get(v.get_ref()) == Some(ti))
+                {
+                    self.error(
+                        spans[wi].clone(),
+                        format!("scalar `{w}` is wrapped as `{}` in `[categories]` but `[weak]` does not say so", dtypes[*ti]),
+                        Some(format!("add `\"{w}\" = \"{}\"` to `[weak]`", dtypes[*ti])),
+                    );
+                }
+            }
+        }
+        Some(Categories {
+            rule,
+            lower,
+            scalars,
+            aliases: Vec::new(),
+            derived: !has_nodes,
+            span: raw_c.span(),
         })
     }
 

@@ -44,7 +44,7 @@ impl Table {
     /// Resolves a name or a catalogue short code (`i8`) to an index.
     pub fn resolve(&self, name: &str) -> Option<usize> {
         self.index_of(name)
-            .or_else(|| dtype::canonical(name).and_then(|c| self.index_of(c)))
+            .or_else(|| dtype::canonical_node(name).and_then(|c| self.index_of(&c)))
     }
 
     pub fn name(&self, i: usize) -> &str {

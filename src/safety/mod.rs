@@ -133,9 +133,10 @@ impl Numeric {
     /// weak type its `[weak]` materialisation.
     pub fn of(policy: &Policy, i: usize) -> Option<Numeric> {
         let name = policy.dtypes[i].as_str();
-        if crate::numeric::dtype::is_weak(name) {
-            let w = policy.weak.iter().find(|w| w.weak == i)?;
-            return Numeric::of(policy, w.materialises);
+        if crate::numeric::dtype::is_weak(name) || name.contains('@') {
+            // A weak type by its `[weak]` rule, a category node (`int8@0d`) as its dtype.
+            let m = policy.materialise(i)?;
+            return if m == i { None } else { Numeric::of(policy, m) };
         }
         if let Some(decl) = policy.formats.iter().find(|f| f.dtype == i) {
             return Some(Numeric::Float(FloatFormat {
@@ -153,6 +154,8 @@ impl Numeric {
             }));
         }
         match name {
+            "complex32" => return Some(Numeric::Complex(float_format("float16")?)),
+            "bcomplex32" => return Some(Numeric::Complex(float_format("bfloat16")?)),
             "complex64" => return Some(Numeric::Complex(float_format("float32")?)),
             "complex128" => return Some(Numeric::Complex(float_format("float64")?)),
             _ => {}

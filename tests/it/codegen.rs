@@ -12,11 +12,33 @@ use crate::{files, load, root};
 
 const COMMAND_DIR: &str = "src/generated";
 
+/// The shipped policies the kernels can compute (PyTorch's need complex32, which they lack:
+/// `torch_is_refused_with_its_reason`).
 fn shipped() -> Vec<String> {
     files("lattices", "toml")
         .into_iter()
         .filter(|f| !f.contains("/studies/"))
+        .filter(|f| {
+            let Input::Policy { policy, .. } = load(f) else {
+                panic!("{f}")
+            };
+            typejoin::output::codegen::unsupported(&policy).is_none()
+        })
         .collect()
+}
+
+#[test]
+fn torch_is_refused_with_its_reason() {
+    for path in ["lattices/torch.toml", "lattices/torch-float64.toml"] {
+        let Input::Policy { policy, .. } = load(path) else {
+            panic!("{path}")
+        };
+        let why = typejoin::output::codegen::unsupported(&policy).expect("refused");
+        assert_eq!(
+            why.message,
+            "the kernels have no array type for `complex32`"
+        );
+    }
 }
 
 #[test]

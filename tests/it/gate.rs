@@ -73,7 +73,8 @@ fn sarif_of_the_numpy_table_validates_and_points_at_the_entry() {
             "lint/overflow",
             "lint/sign-loss",
             "lint/drops-component",
-            "input"
+            "input",
+            "nary"
         ]
     );
     let results = run["results"].as_array().unwrap();

@@ -2,6 +2,7 @@
 
 mod architecture;
 mod casts;
+mod categories;
 mod cli;
 mod codegen;
 mod conformance;

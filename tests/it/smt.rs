@@ -85,16 +85,24 @@ fn engines_agree_on_shipped_policies_fixtures_and_small_tables() {
     paths.extend(
         files("observed", "json")
             .into_iter()
-            .filter(|p| !p.starts_with("observed/numpy")),
+            // Every witness is compared: not the large tables (NumPy's with ml_dtypes, and
+            // PyTorch's 98 operands with 171,736 definedness witnesses).
+            .filter(|p| {
+                !p.starts_with("observed/numpy") && !p.starts_with("observed/torch_categories")
+            }),
     );
     assert!(paths.len() >= 19, "{paths:?}");
     for path in paths {
         let input = load(&path);
         let sets = assert_engines_agree(&input);
         let shipped = path.starts_with("lattices/");
+        // The wrong transcription of PyTorch's categories is a lattice: only its n-ary join
+        // is wrong (tests/it/categories.rs).
+        let lattice = path.ends_with("torch-binary-transcription.toml");
         assert_eq!(
             sets.is_empty(),
             shipped
+                || lattice
                 || path.contains("jax_lub")
                 || path.contains("jax_numpy")
                 || path.contains("seed_jax_numpy"),

@@ -1,0 +1,86 @@
+//! `typejoin result-type FILE OPERAND...`: the n-ary result of any operands under a policy
+//! (the join of their nodes) or a measured table (its left fold), as the node and the dtype
+//! the library returns.
+
+use serde::Serialize;
+
+use crate::Input;
+use crate::order::lattice::Join;
+
+/// Why an operand could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownOperand {
+    pub operand: String,
+    /// The closest name the input has, if any.
+    pub suggestion: Option<String>,
+}
+
+/// The n-ary result of some operands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultType {
+    /// The operands as the input names them (`i8@0d` is `int8@0d`; an alias is kept).
+    pub operands: Vec<String>,
+    /// The node of the result (`f*`, `int8@0d`); `None` when there is none.
+    pub node: Option<String>,
+    /// The dtype the library returns for it (`float32` for PyTorch's `f*`).
+    pub dtype: Option<String>,
+    /// Why there is no result: no common upper bound (the library raises), or several
+    /// minimal ones (the policy is not a lattice there).
+    pub error: Option<String>,
+}
+
+/// The result of `operands` (names or short codes) under `input`.
+pub fn result_type(input: &Input, operands: &[String]) -> Result<ResultType, UnknownOperand> {
+    let mut idx = Vec::with_capacity(operands.len());
+    let mut names = Vec::with_capacity(operands.len());
+    for o in operands {
+        let Some(i) = input.resolve(o) else {
+            let t = input.table();
+            return Err(UnknownOperand {
+                operand: o.clone(),
+                suggestion: crate::policy::diag::did_you_mean(
+                    o,
+                    t.names.iter().map(String::as_str),
+                ),
+            });
+        };
+        idx.push(i);
+        names.push(
+            crate::numeric::dtype::canonical_node(o)
+                .filter(|c| input.resolve(c) == Some(i))
+                .unwrap_or_else(|| input.table().name(i).to_string()),
+        );
+    }
+    let (node, error) = match input {
+        Input::Policy { lattice, .. } => match lattice.result_type(&idx) {
+            Some(Join::Unique(j)) => (Some(j), None),
+            Some(Join::Ambiguous(c)) => (
+                None,
+                Some(format!(
+                    "no least upper bound: {} are all minimal",
+                    c.iter()
+                        .map(|&i| input.table().name(i))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            ),
+            Some(Join::NoUpperBound) | None => (
+                None,
+                Some("no common upper bound: the library raises".to_string()),
+            ),
+        },
+        Input::Observed(_) => match input.result_type(&idx) {
+            Some(j) => (Some(j), None),
+            None => (
+                None,
+                Some("the table has no result for these operands (the library raised)".into()),
+            ),
+        },
+    };
+    Ok(ResultType {
+        operands: names,
+        node: node.map(|j| input.table().name(j).to_string()),
+        dtype: node.map(|j| input.materialise(j).to_string()),
+        error,
+    })
+}

@@ -1,0 +1,274 @@
+//! Operand categories: PyTorch's policies derived from its rule, held to the live library's
+//! pairs and triples (observed/torch_categories*.json, measured with torch 2.15.0), the full
+//! live table's witnesses, a wrong hand-written order caught by the n-ary check, and the
+//! category syntax's errors.
+
+use std::process::Command;
+
+use typejoin::Input;
+use typejoin::check::{self, Engine, Options};
+use typejoin::laws::Law;
+
+use crate::{load, root};
+
+fn checked(path: &str) -> typejoin::check::Checked {
+    check::check(&load(path), Options::with(Engine::Exhaustive)).unwrap()
+}
+
+fn result(path: &str, operands: &[&str]) -> (Option<String>, Option<String>) {
+    let ops: Vec<String> = operands.iter().map(|s| s.to_string()).collect();
+    let r = typejoin::design::result_type::result_type(&load(path), &ops).unwrap();
+    (r.node, r.dtype)
+}
+
+#[test]
+fn torch_is_derived_into_thirty_nodes_and_is_a_lattice_whose_join_is_the_rule() {
+    let Input::Policy { policy, .. } = load("lattices/torch.toml") else {
+        panic!()
+    };
+    assert_eq!(policy.dtypes.len(), 30);
+    assert_eq!(
+        &policy.dtypes[14..],
+        [
+            "uint8@0d",
+            "int8@0d",
+            "int16@0d",
+            "int32@0d",
+            "int64@0d",
+            "float16@0d",
+            "bfloat16@0d",
+            "float32@0d",
+            "float64@0d",
+            "complex32@0d",
+            "bcomplex32@0d",
+            "complex64@0d",
+            "complex128@0d",
+            "i*",
+            "f*",
+            "c*"
+        ]
+    );
+    let cats = policy.categories.as_ref().unwrap();
+    assert_eq!(
+        cats.aliases,
+        vec![("bool@0d".to_string(), 0), ("b*".to_string(), 0)]
+    );
+    let c = checked("lattices/torch.toml");
+    assert!(c.report.ok(), "{:?}", c.report.violated().next());
+    let n = c.nary.unwrap();
+    assert_eq!((n.multisets, n.mismatches), (58_904, 0));
+}
+
+/// The examples: `x` an int8 tensor.
+#[test]
+fn the_n_ary_result_is_pytorchs() {
+    let t = "lattices/torch.toml";
+    let dtype = |ops: &[&str]| result(t, ops).1.unwrap();
+    assert_eq!(dtype(&["int8", "float64@0d"]), "float64");
+    assert_eq!(dtype(&["int8", "int64@0d"]), "int8");
+    assert_eq!(dtype(&["int8", "f*"]), "float32");
+    assert_eq!(dtype(&["int8", "i*"]), "int8");
+    // torch.clamp(int8, float16@0d, float64@0d) is float64; the fold of binary result_type
+    // would give float16.
+    assert_eq!(
+        result(t, &["int8", "float16@0d", "float64@0d"]),
+        (Some("float64@0d".into()), Some("float64".into()))
+    );
+    assert_eq!(dtype(&["float16", "c*"]), "complex32");
+    assert_eq!(dtype(&["bfloat16", "c*"]), "bcomplex32");
+    // Aliases and short codes.
+    assert_eq!(dtype(&["bool@0d", "u8"]), "uint8");
+    assert_eq!(dtype(&["b*", "bool"]), "bool");
+    assert_eq!(dtype(&["i8@0d", "u8@0d"]), "int16");
+    let t64 = "lattices/torch-float64.toml";
+    assert_eq!(result(t64, &["int8", "f*"]).1.unwrap(), "float64");
+    assert_eq!(result(t64, &["int8", "c*"]).1.unwrap(), "complex128");
+}
+
+#[test]
+fn torch_policies_equal_the_live_library_on_every_pair_and_triple() {
+    for (policy, table) in [
+        ("lattices/torch.toml", "observed/torch_categories.json"),
+        (
+            "lattices/torch-float64.toml",
+            "observed/torch_categories_float64.json",
+        ),
+    ] {
+        let d = typejoin::design::diff::diff(&load(policy), &load(table), true);
+        assert_eq!(d.common.len(), 32, "{policy}");
+        assert_eq!(d.compared, 528);
+        assert_eq!(d.entries, vec![], "{policy}");
+        assert_eq!(d.triples_compared, 32_768);
+        assert_eq!(d.triples, vec![], "{policy}");
+        assert_eq!((d.edges_only_in_a.len(), d.edges_only_in_b.len()), (0, 0));
+        assert!(d.only_in_a.is_empty());
+        // Everything the policy leaves out: the unsigned ints above 8 bits, sub-byte ints,
+        // float8, the opaque types, each in both categories.
+        assert_eq!(d.only_in_b.len(), 66);
+    }
+}
+
+#[test]
+fn the_full_live_table_is_not_a_lattice_and_says_where() {
+    let c = checked("observed/torch_categories.json");
+    let r = &c.report;
+    // Lifted to nodes by the measured triples, the pairs are associative wherever defined ...
+    assert!(r.law(Law::Associativity).unwrap().count == 0);
+    // ... but uint16 joins float16 and not uint8.
+    let da = r.law(Law::DefinednessAssociativity).unwrap();
+    assert_eq!(
+        da.witnesses[0].detail,
+        "(bool ∨ uint8@0d) ∨ uint16 = uint8@0d ∨ uint16 = uint16, but bool ∨ (uint8@0d ∨ uint16) = bool ∨ uint16 is undefined"
+    );
+    assert_eq!(da.count, 171_736);
+    // Its pairs give every measured triple.
+    let n = c.nary.unwrap();
+    assert_eq!((n.multisets, n.mismatches), (32_768, 0));
+    let t = load("observed/torch_categories.json");
+    let rt = |a: &str, b: &str| {
+        let (x, y) = (t.resolve(a).unwrap(), t.resolve(b).unwrap());
+        t.table().get(x, y).map(|r| t.table().name(r).to_string())
+    };
+    assert_eq!(rt("uint16", "uint8"), None);
+    assert_eq!(rt("uint16", "float16").as_deref(), Some("float16"));
+    assert_eq!(rt("float8_e4m3fn", "float16"), None);
+    assert_eq!(rt("float8_e4m3fn", "f*").as_deref(), Some("float8_e4m3fn"));
+    assert_eq!(rt("int4", "int8"), None);
+}
+
+#[test]
+fn a_wrong_hand_written_order_is_caught_with_its_smallest_multiset() {
+    let c = checked("tests/data/not-lattice/torch-binary-transcription.toml");
+    assert!(c.report.ok(), "every law holds on the order itself");
+    assert!(c.failed());
+    let n = c.nary.as_ref().unwrap();
+    assert_eq!((n.multisets, n.mismatches), (209, 15));
+    let w = &n.witnesses[0];
+    assert_eq!(w.operands, ["int8", "float64@0d"]);
+    assert_eq!(
+        (w.rule.as_deref(), w.order.as_deref()),
+        (Some("float64"), Some("float16"))
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args([
+            "check",
+            "--engine",
+            "exhaustive",
+            "tests/data/not-lattice/torch-binary-transcription.toml",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains(
+            "  error[nary]: on 15 of 209 multisets of up to 4 operands the order's join is not the `by-kind` rule\n      {int8, float64@0d}: the rule gives float64, the order's join is float16\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn result_type_command_prints_the_node_and_the_dtype() {
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    assert_eq!(
+        run(&[
+            "result-type",
+            "lattices/torch.toml",
+            "i8",
+            "f16@0d",
+            "f64@0d"
+        ]),
+        (
+            Some(0),
+            "int8 ∨ float16@0d ∨ float64@0d = float64@0d (returned as float64)\n".into(),
+            String::new()
+        )
+    );
+    assert_eq!(
+        run(&["result-type", "lattices/jax.toml", "int4", "int8"]),
+        (
+            Some(1),
+            "int4 ∨ int8: no common upper bound: the library raises\n".into(),
+            String::new()
+        )
+    );
+    let (code, out, _) = run(&[
+        "result-type",
+        "lattices/torch.toml",
+        "int8",
+        "f*",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap(),
+        serde_json::json!({"operands": ["int8", "f*"], "node": "f*", "dtype": "float32", "error": null})
+    );
+    let (code, _, err) = run(&["result-type", "lattices/torch.toml", "int8", "uint16"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("`uint16` is not an operand of `torch`"),
+        "{err}"
+    );
+}
+
+fn parse_error(text: &str) -> String {
+    match Input::parse("p.toml", text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn category_syntax_errors_are_located_with_a_fix() {
+    let base = "name = \"p\"\ndtypes = [\"int8\", \"int8@\"]\n";
+    let e = parse_error(base);
+    assert!(e.contains("p.toml:2:19"), "{e}");
+    assert!(e.contains("`int8@` has an invalid category"), "{e}");
+
+    let e = parse_error("name = \"p\"\ndtypes = [\"int16@0d\"]\n");
+    assert!(
+        e.contains("`int16@0d` is a category node of `int16`, which is not declared in `dtypes`"),
+        "{e}"
+    );
+    assert!(e.contains("add \"int16\" to `dtypes`"), "{e}");
+
+    let e = parse_error("name = \"p\"\ndtypes = [\"int8\"]\n[categories]\nrule = \"by-kinds\"\n");
+    assert!(e.contains("p.toml:4:8"), "{e}");
+    assert!(e.contains("unknown category rule `by-kinds`"), "{e}");
+    assert!(e.contains("did you mean `by-kind`?"), "{e}");
+
+    let e = parse_error(
+        "name = \"p\"\ndtypes = [\"int8\", \"int8@0d\"]\n[categories]\nrule = \"by-kind\"\nlower = [\"zero\"]\n",
+    );
+    assert!(
+        e.contains("category `0d` is not listed in `[categories] lower`"),
+        "{e}"
+    );
+
+    let e = parse_error(
+        "name = \"p\"\ndtypes = [\"int8\"]\n[categories]\nrule = \"by-kind\"\nscalars = { int8 = \"int8\", \"f*\" = \"float32\" }\n",
+    );
+    assert!(e.contains("`int8` is not a scalar type"), "{e}");
+    assert!(
+        e.contains("scalar `f*` is wrapped as `float32`, which is not a declared dtype"),
+        "{e}"
+    );
+
+    let e = parse_error("name = \"p\"\ndtypes = [\"qint8\", \"qint8@0d\"]\n");
+    assert!(e.contains("`qint8` cannot have a category"), "{e}");
+}
