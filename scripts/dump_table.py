@@ -337,6 +337,78 @@ def dump_torch_categories():
     }
 
 
+def dump_tensorflow(mode):
+    """TensorFlow's flexible dtypes (`tnp.experimental_enable_numpy_behavior(
+    dtype_conversion_mode=mode)`), by `flexible_dtypes.result_type`: every dtype as a tensor, the
+    Python scalars 0, 0.0, 0j (weak int32, float32, complex128: `i*`, `f*`, `c*`), and the weak
+    int64 and float64 tensors (`int64@weak`, `float64@weak`); pairs and every triple. A weak
+    result is a node too: weak int32 is `i*`, weak int64 `int64@weak`."""
+    import itertools
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    import tensorflow.experimental.numpy as tnp
+    from tensorflow.python.framework import flexible_dtypes, weak_tensor
+
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=mode)
+    strong = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+              "bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
+    weak_names = {"int32": "i*", "float32": "f*", "complex128": "c*",
+                  "int64": "int64@weak", "float64": "float64@weak"}
+    scalars = {"i*": 0, "f*": 0.0, "c*": 0j}
+    operands = strong + ["i*", "f*", "c*", "int64@weak", "float64@weak"]
+
+    def operand(n):
+        if n in scalars:
+            return scalars[n]
+        base, _, cat = n.partition("@")
+        t = tf.zeros((), dtype=getattr(tf, base))
+        return weak_tensor.WeakTensor.from_tensor(t) if cat == "weak" else t
+
+    def name(result):
+        dtype, weak = result
+        return weak_names[dtype.name] if weak else dtype.name
+
+    made = {n: operand(n) for n in operands}
+    result, errors, triples = {}, {}, {}
+    for a in operands:
+        row = {}
+        for b in operands:
+            try:
+                row[b] = name(flexible_dtypes.result_type(made[a], made[b]))
+            except Exception as e:  # the library refused the pair: that is the datum
+                row[b] = None
+                errors[f"{a}|{b}"] = type(e).__name__
+        result[a] = row
+    for a, b, c in itertools.product(operands, repeat=3):
+        key = f"{a}|{b}|{c}"
+        try:
+            triples[key] = name(flexible_dtypes.result_type(made[a], made[b], made[c]))
+        except Exception as e:
+            triples[key] = None
+            errors[key] = type(e).__name__
+    return {
+        "name": f"tensorflow_{mode}",
+        "library": "tensorflow",
+        "version": tf.__version__,
+        "versions": {"python": platform.python_version(), "tensorflow": tf.__version__},
+        "mode": f"flexible dtypes, dtype_conversion_mode={mode!r}",
+        "dtypes": operands,
+        "result": result,
+        "triples": triples,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = flexible_dtypes.result_type(A, B) after "
+            f"tnp.experimental_enable_numpy_behavior(dtype_conversion_mode={mode!r}): A = "
+            "tf.zeros((), a), the Python scalar 0/0.0/0j for i*/f*/c*, or a WeakTensor for "
+            "int64@weak/float64@weak; null = it raised.",
+            "A weak result is its node: weak int32 is i* (a Python int is a weak int32), weak "
+            "float32 f*, weak complex128 c*.",
+            "triples[a|b|c] = flexible_dtypes.result_type(A, B, C).",
+        ],
+    }
+
+
 def dump_array_api_strict():
     import array_api_strict as xp
 
@@ -370,6 +442,8 @@ DUMPS = {
     "torch": ("torch", dump_torch),
     "torch-categories": ("torch", dump_torch_categories),
     "torch-categories-float64": ("torch", dump_torch_categories_float64),
+    "tensorflow-all": ("tensorflow", lambda: dump_tensorflow("all")),
+    "tensorflow-safe": ("tensorflow", lambda: dump_tensorflow("safe")),
     "array-api-strict": ("array_api_strict", dump_array_api_strict),
 }
 

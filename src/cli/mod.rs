@@ -206,6 +206,10 @@ pub(crate) enum Cmd {
         /// Write to this file (atomically) instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Each result as the dtype the library returns (`int8 ∨ f*` is float32 in PyTorch's
+        /// policy, `int8@0d` is int8); rows and columns stay the operands.
+        #[arg(long)]
+        materialise: bool,
     },
     /// Where two policies or observed tables disagree: join entries (A's result → B's),
     /// counted by change and by operand kinds, and the edges of their orders. Exit 1 when
@@ -517,7 +521,8 @@ pub fn run(cli: Cli) -> ExitCode {
             file,
             format,
             output,
-        } => table::table(&file, format, output.as_deref()),
+            materialise,
+        } => table::table(&file, format, output.as_deref(), materialise),
         Cmd::Safety {
             file,
             format,

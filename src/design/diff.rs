@@ -259,7 +259,7 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
         path: i.path().to_string(),
         dtypes: i.table().n(),
     };
-    let (triples_compared, triples) = triples(a, b, materialise);
+    let (triples_compared, triples) = triples(a, b);
     Diff {
         a: side(a),
         b: side(b),
@@ -277,7 +277,7 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
 
 /// The measured triples of either side (a table's `triples`) against the other's n-ary result
 /// over the operands both name.
-fn triples(a: &Input, b: &Input, materialise: bool) -> (usize, Vec<TripleEntry>) {
+fn triples(a: &Input, b: &Input) -> (usize, Vec<TripleEntry>) {
     let (measured, other, measured_is_a) = match (a, b) {
         (_, Input::Observed(o)) if !o.triples.is_empty() => (o, a, false),
         (Input::Observed(o), _) if !o.triples.is_empty() => (o, b, true),
@@ -296,9 +296,11 @@ fn triples(a: &Input, b: &Input, materialise: bool) -> (usize, Vec<TripleEntry>)
             continue;
         };
         compared += 1;
+        // A materialised table's triple is the dtype the library returned; another table's is
+        // a node.
         let theirs = other
             .result_type(&idx)
-            .map(|r| result_name(other, r, materialise));
+            .map(|r| result_name(other, r, measured.materialised.is_some()));
         let ours = t.result.map(|r| measured_input.table().name(r).to_string());
         if theirs != ours {
             let (left, right) = if measured_is_a {

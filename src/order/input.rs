@@ -82,6 +82,43 @@ impl Input {
         self.table().name(m.unwrap_or(r))
     }
 
+    /// The table of what the library returns: every cell materialised (`int8 ∨ f*` is
+    /// `float32` in PyTorch's policy, not `f*`); rows and columns stay the operands.
+    pub fn materialised_table(&self) -> Table {
+        let t = self.table();
+        let mut out = Table::new(t.names.clone());
+        for a in 0..t.n() {
+            for b in 0..t.n() {
+                let cell = t.get(a, b).and_then(|r| t.index_of(self.materialise(r)));
+                out.set(a, b, cell);
+            }
+        }
+        out
+    }
+
+    /// A policy's n-ary result of every triple of operands, as the dtype the library returns
+    /// (what a measured table's `"triples"` hold); empty for a table.
+    pub fn materialised_triples(&self) -> Vec<([usize; 3], Option<usize>)> {
+        let Input::Policy { lattice, .. } = self else {
+            return Vec::new();
+        };
+        let t = self.table();
+        let n = t.n();
+        let mut out = Vec::with_capacity(n * n * n);
+        for a in 0..n {
+            for b in 0..n {
+                for c in 0..n {
+                    let r = lattice
+                        .result_type(&[a, b, c])
+                        .and_then(|j| j.unique())
+                        .and_then(|j| t.index_of(self.materialise(j)));
+                    out.push(([a, b, c], r));
+                }
+            }
+        }
+        out
+    }
+
     /// The n-ary result of `operands` (indices) as a node: a policy's join; a table's left
     /// fold. `None` where there is none (undefined or ambiguous).
     pub fn result_type(&self, operands: &[usize]) -> Option<usize> {

@@ -57,6 +57,20 @@ impl Table {
 
     /// The observed-table JSON format of DESIGN.md, so a table round-trips through `check`.
     pub fn to_json(&self, name: &str, library: &str, version: &str) -> String {
+        self.to_json_with(name, library, version, false, &[])
+    }
+
+    /// [`Table::to_json`], saying `"materialised": true` when the cells are the dtypes a
+    /// library returns rather than nodes, with n-ary results of three operands as `"triples"`
+    /// (docs/format.md).
+    pub fn to_json_with(
+        &self,
+        name: &str,
+        library: &str,
+        version: &str,
+        materialised: bool,
+        triples: &[([usize; 3], Option<usize>)],
+    ) -> String {
         use serde_json::{Map, Value, json};
         let mut result = Map::new();
         for a in 0..self.n() {
@@ -70,13 +84,27 @@ impl Table {
             }
             result.insert(self.names[a].clone(), Value::Object(row));
         }
-        let v = json!({
+        let mut v = json!({
             "name": name,
             "library": library,
             "version": version,
             "dtypes": self.names,
             "result": result,
         });
+        if materialised {
+            v["materialised"] = Value::Bool(true);
+        }
+        if !triples.is_empty() {
+            let mut t = Map::new();
+            for (ops, r) in triples {
+                let key: Vec<&str> = ops.iter().map(|&i| self.names[i].as_str()).collect();
+                t.insert(
+                    key.join("|"),
+                    r.map_or(Value::Null, |r| Value::String(self.names[r].clone())),
+                );
+            }
+            v["triples"] = Value::Object(t);
+        }
         let mut s = serde_json::to_string_pretty(&v).expect("a JSON value serialises");
         s.push('\n');
         s

@@ -272,3 +272,36 @@ fn category_syntax_errors_are_located_with_a_fix() {
     let e = parse_error("name = \"p\"\ndtypes = [\"qint8\", \"qint8@0d\"]\n");
     assert!(e.contains("`qint8` cannot have a category"), "{e}");
 }
+
+/// TensorFlow's flexible dtypes (TF 2.21): weak tensors as hand-declared category nodes.
+#[test]
+fn tensorflow_all_is_the_live_table_and_safe_is_not_a_lattice() {
+    let d = typejoin::design::diff::diff(
+        &load("lattices/tensorflow.toml"),
+        &load("observed/tensorflow_all.json"),
+        false,
+    );
+    assert!(d.same(), "{:?}", d.entries);
+    assert_eq!((d.compared, d.triples_compared), (210, 8000));
+    let c = checked("observed/tensorflow_all.json");
+    assert!(c.ok());
+    assert_eq!(c.nary.unwrap().multisets, 8000);
+    let t = "lattices/tensorflow.toml";
+    assert_eq!(
+        result(t, &["int8", "f*"]),
+        (Some("float64@weak".into()), Some("float64".into()))
+    );
+    assert_eq!(result(t, &["int8", "i*"]).0.as_deref(), Some("int8"));
+    assert_eq!(
+        result(t, &["uint64", "int64"]).0.as_deref(),
+        Some("float64@weak")
+    );
+
+    let safe = checked("observed/tensorflow_safe.json");
+    let da = safe.report.law(Law::DefinednessAssociativity).unwrap();
+    assert_eq!(da.count, 548);
+    assert_eq!(
+        da.witnesses[0].detail,
+        "(uint8 ∨ int8) ∨ int16 is undefined (uint8 ∨ int8 is), but uint8 ∨ (int8 ∨ int16) = uint8 ∨ int16 = int16"
+    );
+}
