@@ -150,6 +150,19 @@ pub struct Suggestion {
     pub searched: u64,
     pub valid: u64,
     pub placements: Vec<Placement>,
+    /// For a policy whose category nodes are derived (PyTorch's): the new dtype's category
+    /// variants (`bfloat8@0d`) placed by the rule with each placement, and how many of the
+    /// best placements were dropped because the derived order broke a law or its n-ary join
+    /// stopped being the rule. The placements, searched among the written dtypes, are those
+    /// that keep both.
+    pub categories: Option<CategoryPlacement>,
+}
+
+/// How placing a dtype in a policy with derived categories went (see [`Suggestion`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CategoryPlacement {
+    pub variants: Vec<String>,
+    pub dropped: u64,
 }
 
 /// A word-parallel set of dtype indices.
@@ -567,6 +580,87 @@ pub fn suggest(
     format: Option<&FormatDecl>,
     opts: Options,
 ) -> Result<Suggestion, SuggestError> {
+    match policy.categories.as_ref().and_then(|c| c.base.as_deref()) {
+        Some(written) => suggest_with_categories(policy, written, name, format, opts),
+        None => suggest_plain(policy, name, format, opts),
+    }
+}
+
+/// A policy whose category nodes are derived: the dtype is placed among the written (plain)
+/// dtypes, and each placement, best first, is re-derived (its category variants placed by the
+/// rule) and kept only when the derived order keeps every law and its n-ary join is the rule.
+fn suggest_with_categories(
+    policy: &Policy,
+    written: &Policy,
+    name: &str,
+    format: Option<&FormatDecl>,
+    opts: Options,
+) -> Result<Suggestion, SuggestError> {
+    let wide = Options {
+        top: usize::MAX,
+        ..opts
+    };
+    let mut s = suggest_plain(written, name, format, wide)?;
+    let stripped = match written.dtypes.iter().position(|d| d == name) {
+        Some(x) => remove(written, x)?,
+        None => written.clone(),
+    };
+    let index = |names: &[String]| -> Vec<usize> {
+        names
+            .iter()
+            .filter_map(|n| stripped.dtypes.iter().position(|d| d == n))
+            .collect()
+    };
+    let format = format.cloned().or_else(|| {
+        let x = written.dtypes.iter().position(|d| d == name)?;
+        written.formats.iter().find(|f| f.dtype == x).cloned()
+    });
+    let mut kept = Vec::new();
+    let mut dropped = 0u64;
+    let mut variants = Vec::new();
+    for p in std::mem::take(&mut s.placements) {
+        if kept.len() == opts.top {
+            break;
+        }
+        let placed = place(
+            &stripped,
+            name,
+            format.as_ref(),
+            &index(&p.below),
+            &index(&p.above),
+        );
+        let derived = crate::order::categories::derive(placed);
+        let lattice = Lattice::from_policy(&derived);
+        let rule = crate::order::categories::verify(&derived, &lattice);
+        if laws_hold(&derived) && rule.is_none_or(|r| r.holds()) {
+            if variants.is_empty() {
+                variants = derived
+                    .dtypes
+                    .iter()
+                    .filter(|d| {
+                        crate::numeric::dtype::split_category(d).0 == name && d.contains('@')
+                    })
+                    .cloned()
+                    .collect();
+            }
+            kept.push(p);
+        } else {
+            dropped += 1;
+        }
+    }
+    s.placements = kept;
+    s.policy = policy.name.clone();
+    s.path = policy.path.clone();
+    s.categories = Some(CategoryPlacement { variants, dropped });
+    Ok(s)
+}
+
+fn suggest_plain(
+    policy: &Policy,
+    name: &str,
+    format: Option<&FormatDecl>,
+    opts: Options,
+) -> Result<Suggestion, SuggestError> {
     if crate::numeric::dtype::is_weak(name) {
         return Err(SuggestError::Weak(name.to_string()));
     }
@@ -830,6 +924,7 @@ pub fn suggest(
         searched,
         valid,
         placements,
+        categories: None,
     })
 }
 

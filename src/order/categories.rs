@@ -171,9 +171,14 @@ fn operand(policy: &Policy, cats: &Categories, name: &str) -> Option<Operand> {
 /// then the scalars; edges are the Hasse diagram of the derived order. A policy without
 /// derived categories is returned as it is.
 pub fn derive(policy: Policy) -> Policy {
-    let Some(cats) = policy.categories.clone().filter(|c| c.derived) else {
+    let Some(cats) = policy
+        .categories
+        .clone()
+        .filter(|c| c.derived && c.base.is_none())
+    else {
         return policy;
     };
+    let written = Box::new(policy.clone());
     let base = Lattice::from_policy(&policy);
     let rule = Rule::new(&policy, &base, &cats);
     let plain = policy.dtypes.len();
@@ -308,6 +313,7 @@ pub fn derive(policy: Policy) -> Policy {
     out.weak = weak;
     out.categories = Some(Categories {
         aliases,
+        base: Some(written),
         scalars: scalars
             .iter()
             .map(|(s, d)| (s.clone(), new_index(*d)))

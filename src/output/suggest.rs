@@ -54,6 +54,17 @@ pub fn text(s: &Suggestion) -> String {
         "{} in {} ({}): {} of {} placements keep every law (at most {} dtypes below and {} above)\n",
         s.dtype, s.policy, s.path, s.valid, s.searched, s.max_degree, s.max_degree
     );
+    if let Some(c) = &s.categories {
+        out += &format!(
+            "placed among the written dtypes; each placement shown is re-derived with {} and keeps every law and the category rule ({} dropped as breaking them)\n",
+            if c.variants.is_empty() {
+                "its category variants".to_string()
+            } else {
+                list(&c.variants)
+            },
+            c.dropped
+        );
+    }
     if let Some((b, a)) = &s.replaced {
         out += &format!(
             "{} is already in {}, above {} and below {}: placed as if removed\n",

@@ -39,7 +39,7 @@ pub struct Policy {
 
 /// A policy's operand categories (docs/categories.md). Nodes `dtype@category` are a dtype in
 /// a category below the plain (dimensioned) one; the weak scalar nodes are the lowest.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Categories {
     pub rule: CategoryRule,
     /// The categories between the plain dtypes and the scalars, highest first (`["0d"]`).
@@ -50,6 +50,9 @@ pub struct Categories {
     pub aliases: Vec<(String, usize)>,
     /// Whether the nodes and edges are derived from the rule (no category node declared).
     pub derived: bool,
+    /// The policy as written, before its nodes were derived (`None` until then, and for a
+    /// policy that declares its nodes): `suggest` places a new dtype in it and re-derives.
+    pub base: Option<Box<Policy>>,
     /// Span of the `[categories]` table.
     pub span: Range<usize>,
 }
@@ -551,6 +554,7 @@ impl<'a> Validator<'a> {
             scalars,
             aliases: Vec::new(),
             derived: !has_nodes,
+            base: None,
             span: raw_c.span(),
         })
     }

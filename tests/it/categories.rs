@@ -305,3 +305,37 @@ fn tensorflow_all_is_the_live_table_and_safe_is_not_a_lattice() {
         "(uint8 ∨ int8) ∨ int16 is undefined (uint8 ∨ int8 is), but uint8 ∨ (int8 ∨ int16) = uint8 ∨ int16 = int16"
     );
 }
+
+/// Placing a dtype in PyTorch's policy places its zero-dim variant too, and keeps only the
+/// placements whose derived order still is a lattice whose join is the rule.
+#[test]
+fn suggest_places_the_category_variants_and_keeps_the_rule() {
+    let Input::Policy { policy, .. } = load("lattices/torch.toml") else {
+        panic!()
+    };
+    let opts = typejoin::design::suggest::Options {
+        max_degree: 2,
+        top: 5,
+    };
+    let s = typejoin::design::suggest::suggest(&policy, "bfloat16", None, opts).unwrap();
+    // Only its own place survives: anywhere else, bfloat16 ∨ c* (bcomplex32 by the rule)
+    // or an existing join breaks.
+    assert_eq!(s.placements.len(), 1);
+    let p = &s.placements[0];
+    assert!(p.current);
+    assert_eq!(
+        (p.below.clone(), p.above.clone()),
+        (
+            vec!["int64".to_string()],
+            vec!["float32".to_string(), "bcomplex32".to_string()]
+        )
+    );
+    let c = s.categories.unwrap();
+    assert_eq!(c.variants, ["bfloat16@0d"]);
+    assert_eq!((s.valid, c.dropped), (96, 95));
+    // float8 has no complex of its precision and raises with every other dtype in PyTorch:
+    // no placement keeps the rule in a policy that is not partial.
+    let f8 = typejoin::design::suggest::suggest(&policy, "float8_e4m3fn", None, opts).unwrap();
+    assert!(f8.placements.is_empty());
+    assert_eq!(f8.categories.unwrap().dropped, f8.valid);
+}
