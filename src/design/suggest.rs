@@ -417,11 +417,12 @@ fn bits_of(policy: &Policy, i: usize) -> u32 {
     }
     match crate::numeric::dtype::info(name) {
         Some(d) => d.bits,
-        None => policy
-            .formats
-            .iter()
-            .find(|f| f.dtype == i)
-            .map_or(64, |f| 1 + f.exponent_bits + f.mantissa_bits),
+        None => match crate::safety::Numeric::of(policy, i) {
+            Some(crate::safety::Numeric::Int { bits, .. }) => bits,
+            Some(crate::safety::Numeric::Float(f)) => f.width(),
+            Some(crate::safety::Numeric::Complex(f)) => 2 * f.width(),
+            None => 64,
+        },
     }
 }
 
@@ -502,6 +503,10 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
     }
     out.formats.retain(|f| f.dtype != x);
     for f in &mut out.formats {
+        f.dtype = re(f.dtype);
+    }
+    out.other_formats.retain(|f| f.dtype != x);
+    for f in &mut out.other_formats {
         f.dtype = re(f.dtype);
     }
     Ok(out)

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::numeric::dtype::{self, Kind};
 use crate::order::lattice::Lattice;
-use crate::policy::spec::{Categories, CategoryRule, Edge, Policy, WeakRule};
+use crate::policy::spec::{Categories, CategoryRule, Edge, OtherKind, Policy, WeakRule};
 
 /// Contexts of up to this many operands decide `a ≤ b` in the derivation.
 pub const CONTEXT: usize = 2;
@@ -68,7 +68,14 @@ impl Rule {
                 Kind::Float | Kind::SmallFloat => Class::Float,
                 Kind::Complex => Class::Complex,
                 Kind::Other if policy.formats.iter().any(|f| f.dtype == i) => Class::Float,
-                Kind::Weak | Kind::Opaque | Kind::Other => Class::Opaque,
+                Kind::Other => match policy.other_formats.iter().find(|f| f.dtype == i) {
+                    Some(f) => match f.kind {
+                        OtherKind::Int { .. } => Class::Integer,
+                        OtherKind::Complex { .. } => Class::Complex,
+                    },
+                    None => Class::Opaque,
+                },
+                Kind::Weak | Kind::Opaque => Class::Opaque,
             })
             .collect();
         let mut promote = vec![None; n * n];
@@ -80,10 +87,21 @@ impl Rule {
                     .and_then(|j| policy.materialise(j));
             }
         }
+        // The complex of each float: the catalogue's (float16 → complex32), or a declared
+        // `kind = "complex"` format of it.
         let complex = policy
             .dtypes
             .iter()
-            .map(|d| dtype::complex_of(d).and_then(|c| policy.dtypes.iter().position(|x| x == c)))
+            .map(|d| {
+                dtype::complex_of(d)
+                    .and_then(|c| policy.dtypes.iter().position(|x| x == c))
+                    .or_else(|| {
+                        policy.other_formats.iter().find_map(|f| match &f.kind {
+                            OtherKind::Complex { of } if of == d => Some(f.dtype),
+                            _ => None,
+                        })
+                    })
+            })
             .collect();
         Rule {
             rule: cats.rule,
@@ -296,6 +314,9 @@ pub fn derive(policy: Policy) -> Policy {
         .map(|i| (names[i].clone(), new_index(i)))
         .collect();
     for f in &mut out.formats {
+        f.dtype = new_index(f.dtype);
+    }
+    for f in &mut out.other_formats {
         f.dtype = new_index(f.dtype);
     }
     for o in &mut out.ops {

@@ -29,6 +29,8 @@ pub struct Policy {
     pub weak: Vec<WeakRule>,
     pub ops: Vec<OpRule>,
     pub formats: Vec<FormatDecl>,
+    /// Declared integer and complex formats (`[formats.X] kind = "int" | "complex"`).
+    pub other_formats: Vec<OtherFormat>,
     /// Lint levels by safety class (`precision-loss`, `overflow`, `sign-loss`,
     /// `drops-component`); a class not listed is `warn`.
     pub lints: Vec<(String, Level)>,
@@ -151,6 +153,23 @@ pub struct OpRule {
     pub same_dtype: bool,
 }
 
+/// A user-declared integer or complex format (`[formats.NAME]` with `kind = "int"` or
+/// `"complex"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherFormat {
+    pub dtype: usize,
+    pub kind: OtherKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OtherKind {
+    /// An integer of `bits` bits (1 to 64), signed or unsigned.
+    Int { bits: u32, signed: bool },
+    /// A complex number whose components are the float format `of` (a catalogue float such
+    /// as `float16`, or one of the policy's declared float formats).
+    Complex { of: String },
+}
+
 /// A user-declared floating-point format (`[formats.NAME]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatDecl {
@@ -206,8 +225,11 @@ struct RawOp {
 #[serde(deny_unknown_fields)]
 struct RawFormat {
     kind: Spanned<String>,
-    exponent_bits: Spanned<i64>,
-    mantissa_bits: Spanned<i64>,
+    exponent_bits: Option<Spanned<i64>>,
+    mantissa_bits: Option<Spanned<i64>>,
+    bits: Option<Spanned<i64>>,
+    signed: Option<Spanned<bool>>,
+    of: Option<Spanned<String>>,
     bias: Option<Spanned<i64>>,
     infinities: Option<Spanned<bool>>,
     nan: Option<Spanned<String>>,
@@ -267,6 +289,9 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "bias",
                 "infinities",
                 "nan",
+                "bits",
+                "signed",
+                "of",
             ]
         } else {
             TOP_LEVEL_KEYS
@@ -381,7 +406,7 @@ impl<'a> Validator<'a> {
         let edges = self.edges(&raw, &index, &dtypes);
         let weak = self.weak(&raw, &index, &dtypes);
         let ops = self.ops(&raw, &index, &dtypes);
-        let formats = self.formats(&raw, &index);
+        let (formats, other_formats) = self.formats(&raw, &index);
         let lints = self.lints(&raw);
         let categories = self.categories(&raw, &index, &dtypes, &dtype_spans);
 
@@ -425,6 +450,7 @@ impl<'a> Validator<'a> {
             weak,
             ops,
             formats,
+            other_formats,
             lints,
             categories,
         })
@@ -788,8 +814,19 @@ impl<'a> Validator<'a> {
         rules
     }
 
-    fn formats(&mut self, raw: &RawPolicy, index: &HashMap<String, usize>) -> Vec<FormatDecl> {
+    fn formats(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+    ) -> (Vec<FormatDecl>, Vec<OtherFormat>) {
         let mut out = Vec::new();
+        let mut other = Vec::new();
+        let floats: Vec<&str> = raw
+            .formats
+            .iter()
+            .filter(|(_, f)| f.get_ref().kind.get_ref() == "float")
+            .map(|(n, _)| n.get_ref().as_str())
+            .collect();
         for (name, fmt) in &raw.formats {
             let n = name.get_ref();
             if dtype::info(n).is_some() {
@@ -809,21 +846,148 @@ impl<'a> Validator<'a> {
                 continue;
             };
             let f = fmt.get_ref();
-            if f.kind.get_ref() != "float" {
+            let misplaced = |kind: &str, keys: &[(&str, bool)]| -> Option<String> {
+                keys.iter()
+                    .find(|(_, present)| *present)
+                    .map(|(k, _)| format!("`{k}` does not apply to kind = \"{kind}\""))
+            };
+            match f.kind.get_ref().as_str() {
+                "float" => {}
+                "int" => {
+                    if let Some(m) = misplaced(
+                        "int",
+                        &[
+                            ("exponent_bits", f.exponent_bits.is_some()),
+                            ("mantissa_bits", f.mantissa_bits.is_some()),
+                            ("bias", f.bias.is_some()),
+                            ("infinities", f.infinities.is_some()),
+                            ("nan", f.nan.is_some()),
+                            ("of", f.of.is_some()),
+                        ],
+                    ) {
+                        self.error(
+                            fmt.span(),
+                            m,
+                            Some("an integer format has `bits` and `signed`".into()),
+                        );
+                        continue;
+                    }
+                    let Some(bits) = &f.bits else {
+                        self.error(
+                            fmt.span(),
+                            format!("integer format `{n}` needs `bits`"),
+                            Some("add e.g. `bits = 12`".into()),
+                        );
+                        continue;
+                    };
+                    let b = *bits.get_ref();
+                    if !(1..=64).contains(&b) {
+                        self.error(
+                            bits.span(),
+                            format!("bits = {b} is out of range"),
+                            Some("use 1 to 64".into()),
+                        );
+                        continue;
+                    }
+                    other.push(OtherFormat {
+                        dtype: di,
+                        kind: OtherKind::Int {
+                            bits: b as u32,
+                            signed: f.signed.as_ref().is_none_or(|s| *s.get_ref()),
+                        },
+                    });
+                    continue;
+                }
+                "complex" => {
+                    if let Some(m) = misplaced(
+                        "complex",
+                        &[
+                            ("exponent_bits", f.exponent_bits.is_some()),
+                            ("mantissa_bits", f.mantissa_bits.is_some()),
+                            ("bias", f.bias.is_some()),
+                            ("infinities", f.infinities.is_some()),
+                            ("nan", f.nan.is_some()),
+                            ("bits", f.bits.is_some()),
+                            ("signed", f.signed.is_some()),
+                        ],
+                    ) {
+                        self.error(
+                            fmt.span(),
+                            m,
+                            Some("a complex format names its component float with `of`".into()),
+                        );
+                        continue;
+                    }
+                    let Some(of) = &f.of else {
+                        self.error(
+                            fmt.span(),
+                            format!("complex format `{n}` needs `of`"),
+                            Some("name its component float, e.g. `of = \"float16\"`".into()),
+                        );
+                        continue;
+                    };
+                    let c = of.get_ref();
+                    let known = crate::numeric::format::float_format(c).is_some()
+                        || floats.contains(&c.as_str());
+                    if !known {
+                        let help = match did_you_mean(c, crate::numeric::format::SMALL_FLOATS.iter().copied().chain(["float32", "float64"]).chain(floats.iter().copied())) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => "name a catalogue float (`float16`, `bfloat16`, …) or a `kind = \"float\"` format of this policy".into(),
+                        };
+                        self.error(
+                            of.span(),
+                            format!("`{c}` is not a float format"),
+                            Some(help),
+                        );
+                        continue;
+                    }
+                    other.push(OtherFormat {
+                        dtype: di,
+                        kind: OtherKind::Complex { of: c.clone() },
+                    });
+                    continue;
+                }
+                k => {
+                    self.error(
+                        f.kind.span(),
+                        format!("unsupported format kind `{k}`"),
+                        Some("use kind = \"float\", \"int\" or \"complex\"".into()),
+                    );
+                    continue;
+                }
+            }
+            if let Some(m) = misplaced(
+                "float",
+                &[
+                    ("bits", f.bits.is_some()),
+                    ("signed", f.signed.is_some()),
+                    ("of", f.of.is_some()),
+                ],
+            ) {
                 self.error(
-                    f.kind.span(),
-                    format!("unsupported format kind `{}`", f.kind.get_ref()),
+                    fmt.span(),
+                    m,
                     Some(
-                        "only kind = \"float\" can be declared; integer dtypes are built in".into(),
+                        "a float format has exponent_bits, mantissa_bits, bias, infinities, nan"
+                            .into(),
                     ),
                 );
                 continue;
             }
-            let e = *f.exponent_bits.get_ref();
-            let m = *f.mantissa_bits.get_ref();
+            let (Some(exponent_bits), Some(mantissa_bits)) = (&f.exponent_bits, &f.mantissa_bits)
+            else {
+                self.error(
+                    fmt.span(),
+                    format!("float format `{n}` needs `exponent_bits` and `mantissa_bits`"),
+                    Some("add e.g. `exponent_bits = 4` and `mantissa_bits = 3`".into()),
+                );
+                continue;
+            };
+            let e = *exponent_bits.get_ref();
+            let m = *mantissa_bits.get_ref();
             if !(1..=15).contains(&e) {
                 self.error(
-                    f.exponent_bits.span(),
+                    exponent_bits.span(),
                     format!("exponent_bits = {e} is out of range"),
                     Some("use 1 to 15".into()),
                 );
@@ -831,7 +995,7 @@ impl<'a> Validator<'a> {
             }
             if !(0..=52).contains(&m) || 1 + e + m > 64 {
                 self.error(
-                    f.mantissa_bits.span(),
+                    mantissa_bits.span(),
                     format!("mantissa_bits = {m} is out of range"),
                     Some("use 0 to 52, with 1 + exponent_bits + mantissa_bits ≤ 64".into()),
                 );
@@ -878,7 +1042,7 @@ impl<'a> Validator<'a> {
                 .map_or((1i64 << (e - 1)) - 1, |b| *b.get_ref());
             if emax_code < 1 {
                 self.error(
-                    f.exponent_bits.span(),
+                    exponent_bits.span(),
                     format!("exponent_bits = {e} with IEEE specials leaves no normal numbers"),
                     Some("use more exponent bits, or nan = \"all-ones\" / \"none\"".into()),
                 );
@@ -902,7 +1066,7 @@ impl<'a> Validator<'a> {
                 nan,
             });
         }
-        out
+        (out, other)
     }
 }
 

@@ -138,6 +138,21 @@ impl Numeric {
             let m = policy.materialise(i)?;
             return if m == i { None } else { Numeric::of(policy, m) };
         }
+        if let Some(o) = policy.other_formats.iter().find(|f| f.dtype == i) {
+            return match &o.kind {
+                crate::policy::spec::OtherKind::Int { bits, signed } => Some(Numeric::Int {
+                    bits: *bits,
+                    signed: *signed,
+                }),
+                crate::policy::spec::OtherKind::Complex { of } => {
+                    let c = policy.dtypes.iter().position(|d| d == of);
+                    match c.and_then(|c| Numeric::of(policy, c)) {
+                        Some(Numeric::Float(f)) => Some(Numeric::Complex(f)),
+                        _ => float_format(of).map(Numeric::Complex),
+                    }
+                }
+            };
+        }
         if let Some(decl) = policy.formats.iter().find(|f| f.dtype == i) {
             return Some(Numeric::Float(FloatFormat {
                 name: name.to_string(),

@@ -339,3 +339,62 @@ fn suggest_places_the_category_variants_and_keeps_the_rule() {
     assert!(f8.placements.is_empty());
     assert_eq!(f8.categories.unwrap().dropped, f8.valid);
 }
+
+/// `[formats]` declares integer and complex formats too; the category rule finds a declared
+/// complex of a declared float.
+#[test]
+fn declared_int_and_complex_formats_take_part() {
+    let c = checked("tests/data/custom-int-complex.toml");
+    assert!(c.ok(), "{:?}", c.nary);
+    assert_eq!(c.nary.as_ref().unwrap().multisets, 3875);
+    let Input::Policy { policy, .. } = load("tests/data/custom-int-complex.toml") else {
+        panic!()
+    };
+    use typejoin::safety::Numeric;
+    let of = |n: &str| Numeric::of(&policy, policy.node(n).unwrap());
+    assert_eq!(
+        of("int12"),
+        Some(Numeric::Int {
+            bits: 12,
+            signed: true
+        })
+    );
+    assert!(
+        matches!(of("cfloat8_e4m3x"), Some(Numeric::Complex(f)) if f.exponent_bits == 4 && f.mantissa_bits == 3)
+    );
+    assert!(matches!(
+        of("int12@0d"),
+        Some(Numeric::Int { bits: 12, .. })
+    ));
+    // The rule's complex of float8_e4m3x is the declared cfloat8_e4m3x.
+    let t = "tests/data/custom-int-complex.toml";
+    assert_eq!(
+        result(t, &["float8_e4m3x", "c*"]).1.as_deref(),
+        Some("cfloat8_e4m3x")
+    );
+
+    let head = "name = \"p\"\ndtypes = [\"x\"]\n[formats.x]\n";
+    let e = parse_error(&format!("{head}kind = \"int\"\n"));
+    assert!(e.contains("integer format `x` needs `bits`"), "{e}");
+    let e = parse_error(&format!("{head}kind = \"int\"\nbits = 65\n"));
+    assert!(e.contains("bits = 65 is out of range"), "{e}");
+    let e = parse_error(&format!("{head}kind = \"complex\"\nof = \"float17\"\n"));
+    assert!(e.contains("`float17` is not a float format"), "{e}");
+    let e = parse_error(&format!(
+        "{head}kind = \"int\"\nbits = 8\nmantissa_bits = 3\n"
+    ));
+    assert!(
+        e.contains("`mantissa_bits` does not apply to kind = \"int\""),
+        "{e}"
+    );
+    let e = parse_error(&format!("{head}kind = \"float\"\nexponent_bits = 4\n"));
+    assert!(
+        e.contains("float format `x` needs `exponent_bits` and `mantissa_bits`"),
+        "{e}"
+    );
+    let e = parse_error(&format!("{head}kind = \"posit\"\n"));
+    assert!(
+        e.contains("use kind = \"float\", \"int\" or \"complex\""),
+        "{e}"
+    );
+}
