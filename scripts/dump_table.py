@@ -29,6 +29,10 @@ import platform
 import sys
 import warnings
 
+# tinygrad picks its device when imported (even by `installed`): its pure-Python device needs
+# no accelerator, and the dtypes it computes are the same on every device.
+os.environ.setdefault("DEV", "PYTHON")
+
 WEAK = [("i*", 0), ("f*", 0.0), ("c*", 0j)]
 
 # Canonical typejoin names of the dtypes a library may have, in table order.
@@ -409,6 +413,72 @@ def dump_tensorflow(mode):
     }
 
 
+def dump_tinygrad():
+    """tinygrad: `(A + B).dtype` on 1-element tensors (lazy: nothing runs), the Python scalars
+    0 and 0.0 as tinygrad's weak `i*`/`f*` (a result that stays weak is written so); two scalars
+    by `least_upper_dtype` of the weak dtypes."""
+    import tinygrad
+    from tinygrad import Tensor, dtypes
+    from tinygrad.dtype import least_upper_dtype
+
+    names = {
+        "bool": dtypes.bool, "uint8": dtypes.uint8, "uint16": dtypes.uint16,
+        "uint32": dtypes.uint32, "uint64": dtypes.uint64, "int8": dtypes.int8,
+        "int16": dtypes.int16, "int32": dtypes.int32, "int64": dtypes.int64,
+        "float8_e4m3fn": dtypes.fp8e4m3, "float8_e4m3fnuz": dtypes.fp8e4m3fnuz,
+        "float8_e5m2": dtypes.fp8e5m2, "float8_e5m2fnuz": dtypes.fp8e5m2fnuz,
+        "bfloat16": dtypes.bfloat16, "float16": dtypes.float16, "float32": dtypes.float32,
+        "float64": dtypes.float64,
+    }
+    weak = {"i*": (0, dtypes.weakint), "f*": (0.0, dtypes.weakfloat)}
+    by_dtype = {d: n for n, d in names.items()}
+    by_dtype[dtypes.weakint] = "i*"
+    by_dtype[dtypes.weakfloat] = "f*"
+    order = [n for n in ORDER if n in names]
+
+    def combine(a, b):
+        if a in weak and b in weak:
+            out = least_upper_dtype(weak[a][1], weak[b][1])
+        else:
+            x = weak[a][0] if a in weak else Tensor([0], dtype=names[a])
+            y = weak[b][0] if b in weak else Tensor([0], dtype=names[b])
+            out = (x + y).dtype
+        return by_dtype.get(out, str(out))
+
+    operands = order + list(weak)
+    result, errors = {}, {}
+    for a in operands:
+        row = {}
+        for b in operands:
+            try:
+                row[b] = combine(a, b)
+            except Exception as e:  # the library refused the pair: that is the datum
+                row[b] = None
+                errors[f"{a}|{b}"] = type(e).__name__
+        result[a] = row
+    version = getattr(tinygrad, "__version__", None)
+    if version is None:
+        from importlib.metadata import version as v
+
+        version = v("tinygrad")
+    return {
+        "name": "tinygrad",
+        "library": "tinygrad",
+        "version": version,
+        "versions": {"python": platform.python_version(), "tinygrad": version},
+        "mode": "(A + B).dtype",
+        "dtypes": operands,
+        "result": result,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = (A + B).dtype with A = Tensor([0], dtype=a) or the Python scalar "
+            "0/0.0 for i*/f*; a result that stays weak (dtypes.weakint/weakfloat) is i*/f*; two "
+            "scalars: least_upper_dtype(weakint/weakfloat); null = it raised.",
+            "fp8e4m3 is float8_e4m3fn, fp8e5m2 float8_e5m2 (and their fnuz variants).",
+        ],
+    }
+
+
 def dump_array_api_strict():
     import array_api_strict as xp
 
@@ -442,6 +512,7 @@ DUMPS = {
     "torch": ("torch", dump_torch),
     "torch-categories": ("torch", dump_torch_categories),
     "torch-categories-float64": ("torch", dump_torch_categories_float64),
+    "tinygrad": ("tinygrad", dump_tinygrad),
     "tensorflow-all": ("tensorflow", lambda: dump_tensorflow("all")),
     "tensorflow-safe": ("tensorflow", lambda: dump_tensorflow("safe")),
     "array-api-strict": ("array_api_strict", dump_array_api_strict),
