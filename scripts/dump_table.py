@@ -72,10 +72,9 @@ TORCH_CORE = [
 ]
 
 
-def table(library, version, mode, notes, names, combine):
-    """Runs `combine(a, b)` over every ordered pair of operand names (dtypes and weak
-    scalars); it returns a result name or raises."""
-    operands = names + [w for w, _ in WEAK]
+def pairs(operands, combine):
+    """`combine(a, b)` over every ordered pair of operand names: the `result` rows (null
+    where it raised) and the `errors` (the exception's name by `a|b`)."""
     result, errors = {}, {}
     for a in operands:
         row = {}
@@ -86,6 +85,14 @@ def table(library, version, mode, notes, names, combine):
                 row[b] = None
                 errors[f"{a}|{b}"] = type(e).__name__
         result[a] = row
+    return result, errors
+
+
+def table(library, version, mode, notes, names, combine):
+    """Runs `combine(a, b)` over every ordered pair of operand names (dtypes and weak
+    scalars); it returns a result name or raises."""
+    operands = names + [w for w, _ in WEAK]
+    result, errors = pairs(operands, combine)
     return {
         "name": library.replace(".", "_").replace("-", "_"),
         "library": library,
@@ -281,16 +288,7 @@ def dump_torch_categories():
     def name(d):
         return by_dtype.get(d, str(d).removeprefix("torch."))
 
-    result, errors = {}, {}
-    for a in operands:
-        row = {}
-        for b in operands:
-            try:
-                row[b] = name(torch.result_type(operand(a), operand(b)))
-            except Exception as e:  # the library refused the pair: that is the datum
-                row[b] = None
-                errors[f"{a}|{b}"] = type(e).__name__
-        result[a] = row
+    result, errors = pairs(operands, lambda a, b: name(torch.result_type(operand(a), operand(b))))
 
     # The n-ary result: addcmul's TensorIterator computes one common dtype over its three
     # tensor operands (on the meta device, so no kernel runs and no dtype is refused for
@@ -374,16 +372,9 @@ def dump_tensorflow(mode):
         return weak_names[dtype.name] if weak else dtype.name
 
     made = {n: operand(n) for n in operands}
-    result, errors, triples = {}, {}, {}
-    for a in operands:
-        row = {}
-        for b in operands:
-            try:
-                row[b] = name(flexible_dtypes.result_type(made[a], made[b]))
-            except Exception as e:  # the library refused the pair: that is the datum
-                row[b] = None
-                errors[f"{a}|{b}"] = type(e).__name__
-        result[a] = row
+    result, errors = pairs(
+        operands, lambda a, b: name(flexible_dtypes.result_type(made[a], made[b])))
+    triples = {}
     for a, b, c in itertools.product(operands, repeat=3):
         key = f"{a}|{b}|{c}"
         try:
@@ -446,16 +437,7 @@ def dump_tinygrad():
         return by_dtype.get(out, str(out))
 
     operands = order + list(weak)
-    result, errors = {}, {}
-    for a in operands:
-        row = {}
-        for b in operands:
-            try:
-                row[b] = combine(a, b)
-            except Exception as e:  # the library refused the pair: that is the datum
-                row[b] = None
-                errors[f"{a}|{b}"] = type(e).__name__
-        result[a] = row
+    result, errors = pairs(operands, combine)
     version = getattr(tinygrad, "__version__", None)
     if version is None:
         from importlib.metadata import version as v

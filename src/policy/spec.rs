@@ -235,6 +235,40 @@ struct RawFormat {
     nan: Option<Spanned<String>>,
 }
 
+impl RawFormat {
+    /// The keys a format of `kind` takes besides `kind`.
+    fn keys_of(kind: &str) -> &'static [&'static str] {
+        match kind {
+            "int" => &["bits", "signed"],
+            "complex" => &["of"],
+            _ => &[
+                "exponent_bits",
+                "mantissa_bits",
+                "bias",
+                "infinities",
+                "nan",
+            ],
+        }
+    }
+
+    /// The keys given, besides `kind`.
+    fn present(&self) -> Vec<&'static str> {
+        [
+            ("exponent_bits", self.exponent_bits.is_some()),
+            ("mantissa_bits", self.mantissa_bits.is_some()),
+            ("bias", self.bias.is_some()),
+            ("infinities", self.infinities.is_some()),
+            ("nan", self.nan.is_some()),
+            ("bits", self.bits.is_some()),
+            ("signed", self.signed.is_some()),
+            ("of", self.of.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, present)| present.then_some(k))
+        .collect()
+    }
+}
+
 const TOP_LEVEL_KEYS: &[&str] = &[
     "name",
     "summary",
@@ -846,25 +880,17 @@ impl<'a> Validator<'a> {
                 continue;
             };
             let f = fmt.get_ref();
-            let misplaced = |kind: &str, keys: &[(&str, bool)]| -> Option<String> {
-                keys.iter()
-                    .find(|(_, present)| *present)
-                    .map(|(k, _)| format!("`{k}` does not apply to kind = \"{kind}\""))
+            // The first key given that this kind of format does not take.
+            let misplaced = |kind: &str| -> Option<String> {
+                f.present()
+                    .into_iter()
+                    .find(|k| !RawFormat::keys_of(kind).contains(k))
+                    .map(|k| format!("`{k}` does not apply to kind = \"{kind}\""))
             };
             match f.kind.get_ref().as_str() {
                 "float" => {}
                 "int" => {
-                    if let Some(m) = misplaced(
-                        "int",
-                        &[
-                            ("exponent_bits", f.exponent_bits.is_some()),
-                            ("mantissa_bits", f.mantissa_bits.is_some()),
-                            ("bias", f.bias.is_some()),
-                            ("infinities", f.infinities.is_some()),
-                            ("nan", f.nan.is_some()),
-                            ("of", f.of.is_some()),
-                        ],
-                    ) {
+                    if let Some(m) = misplaced("int") {
                         self.error(
                             fmt.span(),
                             m,
@@ -899,18 +925,7 @@ impl<'a> Validator<'a> {
                     continue;
                 }
                 "complex" => {
-                    if let Some(m) = misplaced(
-                        "complex",
-                        &[
-                            ("exponent_bits", f.exponent_bits.is_some()),
-                            ("mantissa_bits", f.mantissa_bits.is_some()),
-                            ("bias", f.bias.is_some()),
-                            ("infinities", f.infinities.is_some()),
-                            ("nan", f.nan.is_some()),
-                            ("bits", f.bits.is_some()),
-                            ("signed", f.signed.is_some()),
-                        ],
-                    ) {
+                    if let Some(m) = misplaced("complex") {
                         self.error(
                             fmt.span(),
                             m,
@@ -956,14 +971,7 @@ impl<'a> Validator<'a> {
                     continue;
                 }
             }
-            if let Some(m) = misplaced(
-                "float",
-                &[
-                    ("bits", f.bits.is_some()),
-                    ("signed", f.signed.is_some()),
-                    ("of", f.of.is_some()),
-                ],
-            ) {
+            if let Some(m) = misplaced("float") {
                 self.error(
                     fmt.span(),
                     m,
