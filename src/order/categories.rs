@@ -521,3 +521,15 @@ pub fn verify_triples(o: &crate::policy::observed::Observed) -> Option<RuleCheck
         witnesses,
     })
 }
+
+/// The dtype `policy`'s category rule gives `operands` (node or alias names): `None` when the
+/// policy has no `[categories]` or a name is not an operand, `Some(None)` where the library
+/// raises.
+pub fn rule_result(policy: &Policy, lattice: &Lattice, operands: &[&str]) -> Option<Option<usize>> {
+    let cats = policy.categories.as_ref()?;
+    let ops = operands
+        .iter()
+        .map(|n| operand(policy, cats, n))
+        .collect::<Option<Vec<Operand>>>()?;
+    Some(Rule::new(policy, lattice, cats).eval(&ops))
+}

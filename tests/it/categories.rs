@@ -398,3 +398,37 @@ fn declared_int_and_complex_formats_take_part() {
         "{e}"
     );
 }
+
+mod beyond_four {
+    use proptest::prelude::*;
+    use typejoin::Input;
+
+    proptest! {
+        #![proptest_config(crate::props::config("categories"))]
+
+        /// `check` compares the order's join with the rule on every multiset of up to four
+        /// operands; on PyTorch's policies the two agree on larger ones too.
+        #[test]
+        fn the_join_is_the_rule_on_five_to_eight_operands(
+            which in 0..2usize,
+            picks in proptest::collection::vec(0..32usize, 5..=8),
+        ) {
+            let path = ["lattices/torch.toml", "lattices/torch-float64.toml"][which];
+            let Input::Policy { policy, lattice, .. } = crate::load(path) else { panic!() };
+            let mut names: Vec<String> = policy.dtypes.clone();
+            for (a, _) in &policy.categories.as_ref().unwrap().aliases {
+                names.push(a.clone());
+            }
+            prop_assert_eq!(names.len(), 32);
+            let ops: Vec<&str> = picks.iter().map(|&i| names[i].as_str()).collect();
+            let rule = typejoin::order::categories::rule_result(&policy, &lattice, &ops)
+                .expect("every name is an operand");
+            let idx: Vec<usize> = ops.iter().map(|n| policy.node(n).unwrap()).collect();
+            let order = lattice
+                .result_type(&idx)
+                .and_then(|j| j.unique())
+                .and_then(|j| policy.materialise(j));
+            prop_assert_eq!(rule, order, "{:?}", ops);
+        }
+    }
+}
