@@ -59,6 +59,10 @@ pub struct Categories {
     pub span: Range<usize>,
 }
 
+/// The most nodes a `[categories]` rule may derive: deciding `a ≤ b` over every context costs
+/// the fourth power of the node count (96 nodes: about a second; PyTorch's 32: 10 ms).
+pub const MAX_DERIVED_NODES: usize = 96;
+
 /// How a policy combines its categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CategoryRule {
@@ -606,6 +610,23 @@ impl<'a> Validator<'a> {
                         Some(format!("add `\"{w}\" = \"{}\"` to `[weak]`", dtypes[*ti])),
                     );
                 }
+            }
+        }
+        if !has_nodes {
+            let plain = dtypes
+                .iter()
+                .filter(|d| dtype::kind(d) != dtype::Kind::Opaque)
+                .count();
+            let nodes = plain * (1 + lower.len()) + scalars.len();
+            if nodes > MAX_DERIVED_NODES {
+                self.error(
+                    raw_c.span(),
+                    format!(
+                        "the categories would derive {nodes} nodes, more than the {MAX_DERIVED_NODES} typejoin derives (deciding the order costs the fourth power of the node count)"
+                    ),
+                    Some("declare fewer dtypes or categories, or declare the category nodes and their edges by hand".into()),
+                );
+                return None;
             }
         }
         Some(Categories {

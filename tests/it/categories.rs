@@ -432,3 +432,20 @@ mod beyond_four {
         }
     }
 }
+
+/// Deriving costs the fourth power of the node count: more than 96 derived nodes is a located
+/// error, not a minute of work.
+#[test]
+fn too_many_derived_nodes_are_refused_where_the_categories_are_declared() {
+    let lower: Vec<String> = (0..8).map(|i| format!("\"c{i}\"")).collect();
+    let text = format!(
+        "name = \"big\"\ndtypes = [\"bool\", \"int8\", \"int16\", \"int32\", \"int64\", \"float16\", \"float32\", \"float64\", \"complex64\", \"complex128\", \"uint8\"]\n[categories]\nrule = \"by-kind\"\nlower = [{}]\n",
+        lower.join(", ")
+    );
+    let e = parse_error(&text);
+    assert!(e.contains("p.toml:3:1"), "{e}");
+    assert!(
+        e.contains("the categories would derive 99 nodes, more than the 96 typejoin derives"),
+        "{e}"
+    );
+}
