@@ -187,6 +187,10 @@ def main():
             r = np.asarray(r)
             case_axis = {} if axis is None else {"axis": axis}
             emit("sum", [arr(name, bits_of(a), (4, 8))], r, **case_axis)
+    # remainder (Python's sign rule; 0 for an integer zero divisor), drawn last so that the
+    # cases above stay as they were
+    for name in FLOATS + INTS:
+        binary("remainder", name)
     with open("tests/data/kernels/extra_cases.jsonl", "w") as f:
         for c in cases:
             f.write(json.dumps(c) + "\n")

@@ -129,6 +129,7 @@ pub const CATALOGUE: &[OpInfo] = &[
     op("multiply", Binary, Join, ANY),
     op("true_divide", Binary, TrueDivide, INEXACT),
     op("floor_divide", Binary, Join, REAL_NUMBERS),
+    op("remainder", Binary, Join, REAL_NUMBERS),
     op("power", Binary, Join, REAL_NUMBERS),
     op("maximum", Binary, Join, ANY),
     op("minimum", Binary, Join, ANY),

@@ -39,8 +39,29 @@ pub(super) fn floor_div_f32(a: f32, b: f32) -> f32 {
     }
 }
 
+/// NumPy's `npy_divmod` remainder for floats: `fmod`, moved into the divisor's sign; a zero
+/// remainder takes the divisor's sign (`remainder(-0.0, 3) = 0.0`, `remainder(-1, inf) = inf`).
+macro_rules! remainder_fn {
+    ($name:ident, $t:ty) => {
+        #[inline(always)]
+        pub(super) fn $name(a: $t, b: $t) -> $t {
+            let m = a % b;
+            if b == 0.0 {
+                return m;
+            }
+            if m != 0.0 {
+                if (b < 0.0) != (m < 0.0) { m + b } else { m }
+            } else {
+                (0.0 as $t).copysign(b)
+            }
+        }
+    };
+}
+remainder_fn!(remainder_f64, f64);
+remainder_fn!(remainder_f32, f32);
+
 macro_rules! float_stage {
-    ($name:ident, $t:ty, $floor:ident) => {
+    ($name:ident, $t:ty, $floor:ident, $rem:ident) => {
         fn $name(op: Op, a: &[$t], b: &[$t], out: &mut [$t]) {
             let it = out.iter_mut().zip(a.iter().zip(b));
             match op {
@@ -49,6 +70,7 @@ macro_rules! float_stage {
                 Op::Multiply => it.for_each(|(o, (&x, &y))| *o = x * y),
                 Op::TrueDivide => it.for_each(|(o, (&x, &y))| *o = x / y),
                 Op::FloorDivide => it.for_each(|(o, (&x, &y))| *o = $floor(x, y)),
+                Op::Remainder => it.for_each(|(o, (&x, &y))| *o = $rem(x, y)),
                 Op::Power => it.for_each(|(o, (&x, &y))| *o = (x as f64).powf(y as f64) as $t),
                 // NaN propagates; ties (+0 vs -0) give the second operand.
                 Op::Maximum => it.for_each(|(o, (&x, &y))| {
@@ -68,8 +90,8 @@ macro_rules! float_stage {
         }
     };
 }
-float_stage!(stage_f32, f32, floor_div_f32);
-float_stage!(stage_f64, f64, floor_div_f64);
+float_stage!(stage_f32, f32, floor_div_f32, remainder_f32);
+float_stage!(stage_f64, f64, floor_div_f64, remainder_f64);
 
 pub(super) fn compare<T: PartialOrd + Copy>(op: Op, a: &[T], b: &[T], out: &mut [u8]) {
     let it = out.iter_mut().zip(a.iter().zip(b));
@@ -109,6 +131,26 @@ pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], o
                     q - 1
                 } else {
                     q
+                }
+            }
+        }),
+        // NumPy: 0 for a zero divisor; else the sign of the divisor (INT_MIN % -1 is 0).
+        Op::Remainder if unsigned64 => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                ((x as u64) % (y as u64)) as i64
+            }
+        }),
+        Op::Remainder => it.for_each(|(o, (&x, &y))| {
+            *o = if y == 0 {
+                0
+            } else {
+                let r = x.wrapping_rem(y);
+                if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
                 }
             }
         }),

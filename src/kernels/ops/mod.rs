@@ -69,6 +69,7 @@ pub enum Op {
     Multiply,
     TrueDivide,
     FloorDivide,
+    Remainder,
     Power,
     Maximum,
     Minimum,
@@ -119,12 +120,13 @@ impl UnaryOp {
 
 impl Op {
     /// The binary ops of the catalogue (`numeric::op::CATALOGUE`, tested equal), as variants.
-    pub const ALL: [(&'static str, Op); 17] = [
+    pub const ALL: [(&'static str, Op); 18] = [
         ("add", Op::Add),
         ("subtract", Op::Subtract),
         ("multiply", Op::Multiply),
         ("true_divide", Op::TrueDivide),
         ("floor_divide", Op::FloorDivide),
+        ("remainder", Op::Remainder),
         ("power", Op::Power),
         ("maximum", Op::Maximum),
         ("minimum", Op::Minimum),

@@ -246,17 +246,19 @@ pub(super) fn unsupported(op: Op, c: DType) -> Option<String> {
         (Op::Subtract, DType::Bool) => {
             "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
         }
-        (Op::FloorDivide | Op::Power, DType::Bool) => format!(
+        (Op::FloorDivide | Op::Remainder | Op::Power, DType::Bool) => format!(
             "{} is not defined for bool; cast to an integer dtype first",
             op.name()
         ),
         (Op::TrueDivide, DType::Bool | DType::Int { .. }) => format!(
             "true_divide of {name} needs a float result and the policy has no [ops.true_divide] rule"
         ),
-        (Op::FloorDivide | Op::Power, DType::Complex64 | DType::Complex128) => format!(
-            "{} is not implemented for {name} in the reference kernels",
-            op.name()
-        ),
+        (Op::FloorDivide | Op::Remainder | Op::Power, DType::Complex64 | DType::Complex128) => {
+            format!(
+                "{} is not implemented for {name} in the reference kernels",
+                op.name()
+            )
+        }
         _ => format!(
             "{} is not defined for {name}; it takes {}",
             op.name(),
