@@ -128,7 +128,8 @@ pub(crate) enum Cmd {
         op: String,
         #[arg(long)]
         lhs: String,
-        /// The second operand's dtype (binary ops).
+        /// The second operand's dtype (binary ops), or a Python scalar: `i*` (3), `f*` (1.5),
+        /// `c*` (1.5-0.5j), `b*` (True).
         #[arg(long)]
         rhs: Option<String>,
         /// The destination dtype of `astype`.

@@ -115,19 +115,36 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
             );
             usage(format!("unknown op `{op}`"), &help)
         })?;
-        let rhs = dtype(
-            rhs.ok_or_else(|| usage("a binary op needs --rhs".into(), "e.g. --rhs float32"))?,
-        )?;
-        let b = random(rhs, &mut rng);
-        let (x, y) = (Arg::Array(a), Arg::Array(b));
+        let rhs_name =
+            rhs.ok_or_else(|| usage("a binary op needs --rhs".into(), "e.g. --rhs float32"))?;
+        // A weak (Python scalar) right operand: one fixed value, no array to read.
+        let scalar = match crate::numeric::dtype::canonical(rhs_name) {
+            Some("b*") => Some(ops::Scalar::Bool(true)),
+            Some("i*") => Some(ops::Scalar::Int(3)),
+            Some("f*") => Some(ops::Scalar::Float(1.5)),
+            Some("c*") => Some(ops::Scalar::Complex(1.5, -0.5)),
+            _ => None,
+        };
+        let (y, rhs_bytes, shown) = match scalar {
+            Some(v) => (Arg::Scalar(v), 0, rhs_name.to_string()),
+            None => {
+                let d = dtype(rhs_name)?;
+                (
+                    Arg::Array(random(d, &mut rng)),
+                    unit_bytes(d),
+                    d.name().to_string(),
+                )
+            }
+        };
+        let x = Arg::Array(a);
         let probe = ops::binary(policy, o, &x, &y)
             .map_err(|e| usage(e.message, "pick dtypes the policy promotes"))?;
-        let bytes = n * (unit_bytes(x_dtype(&x)) + unit_bytes(rhs) + unit_bytes(probe.dtype()));
+        let bytes = n * (unit_bytes(x_dtype(&x)) + rhs_bytes + unit_bytes(probe.dtype()));
         let name = probe.dtype().name().to_string();
         let mut out = probe;
         (
             name,
-            Some(rhs.name().to_string()),
+            Some(shown),
             bytes,
             Box::new(move || ops::binary_into(policy, o, &x, &y, &mut out)),
         )

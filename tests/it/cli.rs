@@ -366,3 +366,30 @@ fn prove_lints_gives_the_searched_lints() {
         assert!(stdout(&searched).contains("precision-loss"));
     }
 }
+
+/// `bench --rhs i*|f*|c*|b*` times an array with a weak (Python scalar) operand: the result is
+/// the policy's (bfloat16 + f* stays bfloat16 in JAX; int8 + c* is complex128).
+#[test]
+fn bench_takes_a_weak_scalar_operand() {
+    for (lhs, rhs, out) in [
+        ("bfloat16", "f*", "bfloat16"),
+        ("int8", "i*", "int8"),
+        ("int8", "c*", "complex128"),
+        ("uint16", "b*", "uint16"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args([
+                "bench", "--op", "add", "--lhs", lhs, "--rhs", rhs, "-n", "1000",
+            ])
+            .args(["--runs", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{lhs} + {rhs}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            (v["rhs"].as_str(), v["out"].as_str()),
+            (Some(rhs), Some(out)),
+            "{lhs} + {rhs}"
+        );
+    }
+}
