@@ -191,6 +191,36 @@ def main():
     # cases above stay as they were
     for name in FLOATS + INTS:
         binary("remainder", name)
+    # clip(x, lo, hi): the n-ary result dtype (the same in NumPy and the JAX policy here:
+    # same-dtype arrays, and arrays with Python-scalar bounds that fit), NaNs propagated
+    for name in FLOATS + INTS + ["bool"]:
+        if name == "bool":
+            xb, lb, hb = (rng.integers(0, 2, 32).tolist() for _ in range(3))
+        else:
+            xb, lb, hb = patterns(name, 32), patterns(name, 32), patterns(name, 32)
+        x, lo, hi = (from_bits(name, b, (32,)) for b in (xb, lb, hb))
+        r = np.clip(x, lo, hi)
+        if r.dtype != x.dtype:
+            continue  # ml_dtypes has no clip loop: NumPy computes it in float32
+        emit("clip", [arr(name, xb, (32,)), arr(name, lb, (32,)), arr(name, hb, (32,))],
+             canonical(r))
+    for name, lo, hi in [("int8", -3, 100), ("uint8", 10, 200), ("float32", -0.5, 2.5),
+                         ("float16", -1.5, 1.5), ("float64", 0.0, 3.0)]:
+        xb = patterns(name, 32)
+        x = from_bits(name, xb, (32,))
+        kind = "int" if isinstance(lo, int) else "float"
+        r = np.clip(x, lo, hi)
+        if r.dtype != x.dtype:
+            continue
+        emit("clip", [arr(name, xb, (32,)), {"scalar": kind, "value": lo},
+                      {"scalar": kind, "value": hi}],
+             canonical(r))
+    # broadcasting: x of shape (4, 1), lo of shape (3,), hi a scalar array
+    xb, lb, hb = patterns("int16", 4), patterns("int16", 3), patterns("int16", 1)
+    x, lo, hi = (from_bits("int16", xb, (4, 1)), from_bits("int16", lb, (3,)),
+                 from_bits("int16", hb, ()))
+    emit("clip", [arr("int16", xb, (4, 1)), arr("int16", lb, (3,)), arr("int16", hb, ())],
+         canonical(np.clip(x, lo, hi)))
     with open("tests/data/kernels/extra_cases.jsonl", "w") as f:
         for c in cases:
             f.write(json.dumps(c) + "\n")

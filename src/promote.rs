@@ -91,6 +91,30 @@ impl Generated {
         Ok(r as usize)
     }
 
+    /// The n-ary result dtype of `operands` (`clip(x, lo, hi)`): the join of all their nodes,
+    /// not a fold of materialised binary results (`int8, f*, bfloat16` is bfloat16 in JAX,
+    /// where folding through `int8 ∨ f*` = float64 would give float64). A fold over the join
+    /// table is the n-ary join, since generated policies are lattices.
+    pub fn nary_type(&self, operands: &[Operand]) -> Result<DType, PromotionError> {
+        let Some((&first, rest)) = operands.split_first() else {
+            return Err(PromotionError("no operands".into()));
+        };
+        let mut j = self.index(first)?;
+        for &o in rest {
+            let k = self.index(o)?;
+            let r = self.join[j * self.n() + k];
+            if r == UNDEFINED {
+                return Err(PromotionError(format!(
+                    "no promotion for {} and {} in the {} policy (they have no unique least \
+                     upper bound); cast one operand explicitly, e.g. .astype(float32)",
+                    self.dtypes[j], self.dtypes[k], self.name
+                )));
+            }
+            j = r as usize;
+        }
+        self.concrete(j)
+    }
+
     /// The result dtype of a binary elementwise op on `a` and `b` before op rules.
     pub fn result_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
         self.concrete(self.join_index(a, b)?)

@@ -184,6 +184,15 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
             )?;
             Ok(ops::astype(&array_arg(&args, 0, op)?, to))
         }
+        "clip" => {
+            if args.len() != 3 {
+                return Err(input_error(format!(
+                    "clip takes 3 arguments (x, lo, hi), got {}",
+                    args.len()
+                )));
+            }
+            ops::clip(policy, &args[0], &args[1], &args[2])
+        }
         "sum" => {
             let axis = match case.get("axis") {
                 None | Some(Json::Null) => None,

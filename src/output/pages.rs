@@ -199,8 +199,10 @@ pub fn ops() -> String {
             Arity::Binary => "two arrays or Python scalars, broadcast",
             Arity::Cast => "one array and a dtype",
             Arity::Reduction => "one array, an optional axis",
+            Arity::Ternary => "three arrays or Python scalars, broadcast",
         };
         let rule = match o.rule {
+            Rule::Join if o.arity == Arity::Ternary => "the n-ary join of all three",
             Rule::Join => "the join",
             Rule::Compare => "bool (operands compared at their join)",
             Rule::TrueDivide => "the join; integers and bool by `integer_result_of`",

@@ -156,7 +156,7 @@ fn every_extra_case_matches_numpy() {
             assert_eq!(got, want, "case {}", want["id"]);
         }
     }
-    assert_eq!(ops.len(), 22, "{ops:?}"); // every op of DESIGN.md, and remainder
+    assert_eq!(ops.len(), 23, "{ops:?}"); // every op of DESIGN.md, remainder and clip
 }
 
 /// Issue 17's first miss, measured from JAX 0.10.2: a Python int is parsed as the policy's
@@ -275,4 +275,25 @@ fn float8_e8m0fnu_underflow_rounds_to_its_smallest_value() {
     // 70,000 elements take the table path (`fused_pairs`), built by the same general path.
     let zeros = vec![0u8; 70_000];
     assert_eq!(e8m0("multiply", &zeros, &zeros), serde_json::json!(zeros));
+}
+
+/// clip's result dtype is the n-ary join, not a chain of binary results: under JAX,
+/// int8 ∨ f* ∨ bfloat16 is bfloat16 (the Python float gives way to bfloat16), where folding
+/// through int8 ∨ f* = float64 would give float64. Every operand is converted once.
+#[test]
+fn clip_computes_in_the_n_ary_join() {
+    use typejoin::kernels::array::Array;
+    use typejoin::kernels::ops::{Arg, Scalar, clip};
+    use typejoin::numeric::dtype::DType;
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    let i8 = DType::named("int8").unwrap();
+    let bf16 = DType::named("bfloat16").unwrap();
+    // int8 [-100, 5, 100], lo = 0.5 (a Python float), hi = bfloat16 [50.0] (0x4248)
+    let x = Arg::Array(Array::from_bits(i8, vec![3], &[[156, 0], [5, 0], [100, 0]]).unwrap());
+    let lo = Arg::Scalar(Scalar::Float(0.5));
+    let hi = Arg::Array(Array::from_bits(bf16, vec![1], &[[0x4248, 0]]).unwrap());
+    let r = clip(jax, &x, &lo, &hi).unwrap();
+    assert_eq!(r.dtype(), bf16);
+    // 0.5, 5.0, 50.0 as bfloat16
+    assert_eq!(r.bits(), vec![[0x3f00, 0], [0x40a0, 0], [0x4248, 0]]);
 }

@@ -344,3 +344,40 @@ pub fn binary_into(
     run_binary(op, compute, &x, &y, &mut out.data);
     Ok(())
 }
+
+/// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`): the result dtype is
+/// the n-ary join of all three operands (not a chain of binary joins), every operand is
+/// converted to it once, then `minimum(maximum(x, lo), hi)` with NumPy's NaN propagation;
+/// the three shapes broadcast together.
+pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
+    let compute = policy
+        .nary_type(&[x.operand(), lo.operand(), hi.operand()])
+        .map_err(promotion)?;
+    let kinds = crate::numeric::op::info("clip")
+        .expect("in the catalogue")
+        .kinds;
+    if !kinds.accepts(compute.kind()) {
+        return err(
+            ErrorKind::Unsupported,
+            format!(
+                "clip is not defined for {}; it takes {}",
+                compute.name(),
+                kinds.describe()
+            ),
+        );
+    }
+    let cast = |a: &Arg| -> Result<Arg, OpError> {
+        Ok(Arg::Array(match a {
+            Arg::Array(arr) => super::astype(arr, compute),
+            Arg::Scalar(s) => {
+                if let Scalar::Int(v) = s {
+                    python_int_fits(policy, *v)?;
+                }
+                materialise(*s, compute)?
+            }
+        }))
+    };
+    let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
+    let floor = binary(policy, Op::Maximum, &x, &lo)?;
+    binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
+}
