@@ -221,6 +221,46 @@ def main():
                  from_bits("int16", hb, ()))
     emit("clip", [arr("int16", xb, (4, 1)), arr("int16", lb, (3,)), arr("int16", hb, ())],
          canonical(np.clip(x, lo, hi)))
+    # where(cond, x, y): the join of the two values; conditions of any dtype (nonzero is
+    # true, NaN too), arrays and Python scalars, broadcasting
+    for name in FLOATS + INTS + ["bool"]:
+        if name == "bool":
+            xb, yb = (rng.integers(0, 2, 16).tolist() for _ in range(2))
+        else:
+            xb, yb = patterns(name, 16), patterns(name, 16)
+        cb = rng.integers(0, 2, 16).tolist()
+        x, y = from_bits(name, xb, (16,)), from_bits(name, yb, (16,))
+        r = np.where(np.array(cb, dtype=bool), x, y)
+        emit("where", [arr("bool", cb, (16,)), arr(name, xb, (16,)), arr(name, yb, (16,))], r)
+    for cname in ["float32", "int8", "float16"]:
+        cb = patterns(cname, 16)
+        c = from_bits(cname, cb, (16,))
+        xb, yb = patterns("int16", 16), patterns("int16", 16)
+        x, y = from_bits("int16", xb, (16,)), from_bits("int16", yb, (16,))
+        emit("where", [arr(cname, cb, (16,)), arr("int16", xb, (16,)), arr("int16", yb, (16,))],
+             np.where(c, x, y))
+    fz = np.array([0.0, -0.0, np.nan, 1.0], dtype=np.float32)
+    yb = patterns("uint8", 4)
+    emit("where", [arr("float32", bits_of(fz), (4,)), {"scalar": "int", "value": 7},
+                   arr("uint8", yb, (4,))],
+         np.where(fz, np.uint8(7), from_bits("uint8", yb, (4,))))
+    for name, value, kind in [("float32", 2.5, "float"), ("int32", -3, "int"),
+                              ("bfloat16", 0.1, "float"), ("float64", 1e300, "float")]:
+        xb = patterns(name, 8)
+        x = from_bits(name, xb, (8,))
+        cb = rng.integers(0, 2, 8).tolist()
+        emit("where", [arr("bool", cb, (8,)), arr(name, xb, (8,)),
+                       {"scalar": kind, "value": value}],
+             canonical(np.where(np.array(cb, dtype=bool), x, np.array(value, dtype=x.dtype))))
+    xb, yb = patterns("float32", 4), patterns("float32", 3)
+    x, y = from_bits("float32", xb, (4, 1)), from_bits("float32", yb, (3,))
+    emit("where", [{"scalar": "bool", "value": False}, arr("float32", xb, (4, 1)),
+                   arr("float32", yb, (3,))],
+         np.where(False, x, y))
+    cb = rng.integers(0, 2, 2).tolist()
+    emit("where", [arr("bool", cb, (2, 1, 1)), arr("float32", xb, (4, 1)),
+                   arr("float32", yb, (3,))],
+         np.where(np.array(cb, dtype=bool).reshape(2, 1, 1), x, y))
     with open("tests/data/kernels/extra_cases.jsonl", "w") as f:
         for c in cases:
             f.write(json.dumps(c) + "\n")

@@ -193,6 +193,15 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
             }
             ops::clip(policy, &args[0], &args[1], &args[2])
         }
+        "where" => {
+            if args.len() != 3 {
+                return Err(input_error(format!(
+                    "where takes 3 arguments (cond, x, y), got {}",
+                    args.len()
+                )));
+            }
+            ops::select(policy, &args[0], &args[1], &args[2])
+        }
         "sum" => {
             let axis = match case.get("axis") {
                 None | Some(Json::Null) => None,

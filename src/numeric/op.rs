@@ -19,6 +19,9 @@ pub enum Arity {
     Reduction,
     /// Three operands (arrays or Python scalars), broadcast; the result is their n-ary join.
     Ternary,
+    /// A condition and two values (arrays or Python scalars), broadcast; the result is the
+    /// join of the two values (`where(cond, x, y)`).
+    Select,
 }
 
 /// How an op's result dtype is found.
@@ -149,6 +152,7 @@ pub const CATALOGUE: &[OpInfo] = &[
     op("negative", Unary, Same, NUMBERS),
     op("absolute", Unary, Same, ANY),
     op("clip", Ternary, Join, ORDERED),
+    op("where", Select, Join, ANY),
     op("sum", Reduction, Accumulate, ANY),
     op("astype", Cast, Target, ANY),
     OpInfo {

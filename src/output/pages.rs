@@ -200,9 +200,11 @@ pub fn ops() -> String {
             Arity::Cast => "one array and a dtype",
             Arity::Reduction => "one array, an optional axis",
             Arity::Ternary => "three arrays or Python scalars, broadcast",
+            Arity::Select => "a condition and two values (arrays or Python scalars), broadcast",
         };
         let rule = match o.rule {
             Rule::Join if o.arity == Arity::Ternary => "the n-ary join of all three",
+            Rule::Join if o.arity == Arity::Select => "the join of the two values",
             Rule::Join => "the join",
             Rule::Compare => "bool (operands compared at their join)",
             Rule::TrueDivide => "the join; integers and bool by `integer_result_of`",

@@ -156,7 +156,7 @@ fn every_extra_case_matches_numpy() {
             assert_eq!(got, want, "case {}", want["id"]);
         }
     }
-    assert_eq!(ops.len(), 23, "{ops:?}"); // every op of DESIGN.md, remainder and clip
+    assert_eq!(ops.len(), 24, "{ops:?}"); // every op of DESIGN.md, remainder, clip and where
 }
 
 /// Issue 17's first miss, measured from JAX 0.10.2: a Python int is parsed as the policy's
@@ -296,4 +296,39 @@ fn clip_computes_in_the_n_ary_join() {
     assert_eq!(r.dtype(), bf16);
     // 0.5, 5.0, 50.0 as bfloat16
     assert_eq!(r.bits(), vec![[0x3f00, 0], [0x40a0, 0], [0x4248, 0]]);
+}
+
+/// `where`'s result dtype is the join of its two values only: a float32 condition does not
+/// promote int8 values, and an int8 array with a Python float is the Python float's
+/// materialisation (float64 under JAX with x64, float32 without).
+#[test]
+fn where_joins_its_two_values() {
+    use typejoin::kernels::array::Array;
+    use typejoin::kernels::ops::{Arg, Scalar, select};
+    use typejoin::numeric::dtype::DType;
+    let i8 = DType::named("int8").unwrap();
+    let cond = Arg::Array(
+        Array::from_bits(
+            DType::Float32,
+            vec![3],
+            &[[0x8000_0000, 0], [0x7fc0_0000, 0], [0, 0]], // -0.0, NaN, 0.0
+        )
+        .unwrap(),
+    );
+    let x = Arg::Array(Array::from_bits(i8, vec![3], &[[1, 0], [2, 0], [3, 0]]).unwrap());
+    let y = Arg::Array(Array::from_bits(i8, vec![1], &[[0xff, 0]]).unwrap());
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    let r = select(jax, &cond, &x, &y).unwrap();
+    assert_eq!(r.dtype(), i8);
+    assert_eq!(r.bits(), vec![[0xff, 0], [2, 0], [0xff, 0]]);
+    let half = Arg::Scalar(Scalar::Float(0.5));
+    let r = select(jax, &cond, &x, &half).unwrap();
+    assert_eq!(r.dtype(), DType::Float64);
+    assert_eq!(r.bits()[1], [2.0f64.to_bits(), 0]);
+    assert_eq!(r.bits()[0], [0.5f64.to_bits(), 0]);
+    let x32 = typejoin::kernels::policy("jax-x32").unwrap();
+    assert_eq!(
+        select(x32, &cond, &x, &half).unwrap().dtype(),
+        DType::Float32
+    );
 }

@@ -268,7 +268,7 @@ mod reduce;
 
 pub use self::astype::{astype, astype_into};
 pub use self::elementwise::unary;
-pub use self::plan::{binary, binary_into, broadcast, clip};
+pub use self::plan::{binary, binary_into, broadcast, clip, select};
 pub use self::reduce::sum;
 use self::{complex::*, elementwise::*, fused::*, lanes::*, plan::*};
 

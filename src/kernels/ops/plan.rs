@@ -381,3 +381,74 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     let floor = binary(policy, Op::Maximum, &x, &lo)?;
     binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
 }
+
+/// Whether a Python scalar is true as a condition (nonzero; NaN is true, as in NumPy).
+fn truthy(s: Scalar) -> bool {
+    match s {
+        Scalar::Bool(b) => b,
+        Scalar::Int(x) => x != 0,
+        Scalar::Float(x) => x != 0.0,
+        Scalar::Complex(r, i) => r != 0.0 || i != 0.0,
+    }
+}
+
+/// `where(cond, x, y)` under `policy` (`np.where`, `jnp.where`, `torch.where`): the result
+/// dtype is the join of the two values (their n-ary join, categories included; the condition
+/// takes no part), each value converted to it once; an element is `x`'s where the condition
+/// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
+/// together.
+pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
+    let compute = policy
+        .nary_type(&[x.operand(), y.operand()])
+        .map_err(promotion)?;
+    let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
+    let cond = match cond {
+        Arg::Array(a) => super::astype(a, DType::Bool),
+        Arg::Scalar(s) => {
+            Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
+        }
+    };
+    let value = |a: &Arg| -> Result<Array, OpError> {
+        match a {
+            Arg::Array(arr) => Ok(super::astype(arr, compute)),
+            Arg::Scalar(s) => {
+                if let Scalar::Int(v) = s {
+                    python_int_fits(policy, *v)?;
+                }
+                materialise(*s, compute)
+            }
+        }
+    };
+    let (x, y) = (value(x)?, value(y)?);
+    let full = |a: Array| {
+        if a.shape == shape {
+            a
+        } else {
+            expand(&a, &shape)
+        }
+    };
+    let (c, x, y) = (full(cond), full(x), full(y));
+    let Data::U8(c) = &c.data else {
+        unreachable!("bool is stored in bytes")
+    };
+    fn pick<T: Copy>(c: &[u8], x: &[T], y: &[T]) -> Vec<T> {
+        c.iter()
+            .zip(x.iter().zip(y))
+            .map(|(&c, (&x, &y))| if c != 0 { x } else { y })
+            .collect()
+    }
+    let data = match (&x.data, &y.data) {
+        (Data::U8(x), Data::U8(y)) => Data::U8(pick(c, x, y)),
+        (Data::U16(x), Data::U16(y)) => Data::U16(pick(c, x, y)),
+        (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y)),
+        (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y)),
+        (Data::C64(x), Data::C64(y)) => Data::C64(pick(c, x, y)),
+        (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y)),
+        _ => unreachable!("both values are in the result dtype"),
+    };
+    Ok(Array {
+        dtype: compute,
+        shape,
+        data,
+    })
+}
