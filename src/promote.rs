@@ -3,6 +3,7 @@
 //! join; they read this table.
 
 use crate::numeric::dtype::DType;
+use crate::numeric::op::{Kinds, Semantics};
 
 /// "No join" in a generated table.
 pub const UNDEFINED: u8 = u8::MAX;
@@ -22,12 +23,20 @@ pub struct Generated {
     pub true_divide: &'static [u8],
     /// `sum`: inputs below this dtype accumulate in it.
     pub sum_lowest: Option<u8>,
+    /// The kinds each listed op accepts in this policy (`[ops.X] kinds`), in place of the op
+    /// catalogue's.
+    pub op_kinds: &'static [(&'static str, Kinds)],
+    /// The kernels' conventions (`[kernels]`).
+    pub semantics: Semantics,
 }
 
 /// An operand's place in the policy: an array's dtype, or a weak Python scalar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
     Array(DType),
+    /// A zero-dim array: its own node (`int8@0d`) where the policy has operand categories,
+    /// else its dtype's.
+    ZeroDim(DType),
     /// A Python scalar of kind `bool` (a plain bool), `int`, `float` or `complex`.
     Scalar(ScalarKind),
 }
@@ -42,22 +51,41 @@ pub enum ScalarKind {
 
 /// Why operands have no result dtype.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PromotionError(pub String);
+pub struct PromotionError(pub String, pub Failure);
+
+/// Why a promotion failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Failure {
+    /// The operands have no join, or an operand is not in the policy.
+    #[default]
+    NoJoin,
+    /// The result dtype has no array type in the reference kernels (PyTorch's complex32).
+    NoArrayType,
+}
 
 impl Generated {
     /// The policy's index of an operand.
     fn index(&self, o: Operand) -> Result<usize, PromotionError> {
+        if let Operand::ZeroDim(d) = o {
+            let node = format!("{}@0d", d.name());
+            if let Some(i) = self.dtypes.iter().position(|n| *n == node) {
+                return Ok(i);
+            }
+            return self.index(Operand::Array(d));
+        }
         let name = match o {
-            Operand::Array(d) => d.name(),
+            Operand::Array(d) | Operand::ZeroDim(d) => d.name(),
             Operand::Scalar(ScalarKind::Bool) => "bool",
             Operand::Scalar(ScalarKind::Int) => "i*",
             Operand::Scalar(ScalarKind::Float) => "f*",
             Operand::Scalar(ScalarKind::Complex) => "c*",
         };
-        self.dtypes
-            .iter()
-            .position(|d| *d == name)
-            .ok_or_else(|| PromotionError(format!("the {} policy has no dtype {name}", self.name)))
+        self.dtypes.iter().position(|d| *d == name).ok_or_else(|| {
+            PromotionError(
+                format!("the {} policy has no dtype {name}", self.name),
+                Failure::NoJoin,
+            )
+        })
     }
 
     fn n(&self) -> usize {
@@ -68,13 +96,33 @@ impl Generated {
     fn concrete(&self, i: usize) -> Result<DType, PromotionError> {
         let m = self.materialise[i];
         if m == UNDEFINED {
-            return Err(PromotionError(format!(
-                "{} does not materialise in the {} policy",
-                self.dtypes[i], self.name
-            )));
+            return Err(PromotionError(
+                format!(
+                    "{} does not materialise in the {} policy",
+                    self.dtypes[i], self.name
+                ),
+                Failure::NoJoin,
+            ));
         }
-        DType::named(self.dtypes[m as usize])
-            .ok_or_else(|| PromotionError(format!("{} has no array type", self.dtypes[m as usize])))
+        DType::named(self.dtypes[m as usize]).ok_or_else(|| {
+            PromotionError(
+                format!(
+                    "{} has no array type in the reference kernels",
+                    self.dtypes[m as usize]
+                ),
+                Failure::NoArrayType,
+            )
+        })
+    }
+
+    /// The kinds of computation dtype `op` accepts in this policy: its `[ops.X] kinds`, else
+    /// the op catalogue's.
+    pub fn kinds(&self, op: &str) -> Option<Kinds> {
+        self.op_kinds
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, k)| *k)
+            .or_else(|| crate::numeric::op::info(op).map(|i| i.kinds))
     }
 
     /// `a ∨ b` as an index, or the promotion error naming both and suggesting a cast.
@@ -82,11 +130,14 @@ impl Generated {
         let (i, j) = (self.index(a)?, self.index(b)?);
         let r = self.join[i * self.n() + j];
         if r == UNDEFINED {
-            return Err(PromotionError(format!(
-                "no promotion for {} and {} in the {} policy (they have no unique least upper \
+            return Err(PromotionError(
+                format!(
+                    "no promotion for {} and {} in the {} policy (they have no unique least upper \
                  bound); cast one operand explicitly, e.g. .astype(float32)",
-                self.dtypes[i], self.dtypes[j], self.name
-            )));
+                    self.dtypes[i], self.dtypes[j], self.name
+                ),
+                Failure::NoJoin,
+            ));
         }
         Ok(r as usize)
     }
@@ -97,18 +148,21 @@ impl Generated {
     /// table is the n-ary join, since generated policies are lattices.
     pub fn nary_type(&self, operands: &[Operand]) -> Result<DType, PromotionError> {
         let Some((&first, rest)) = operands.split_first() else {
-            return Err(PromotionError("no operands".into()));
+            return Err(PromotionError("no operands".into(), Failure::NoJoin));
         };
         let mut j = self.index(first)?;
         for &o in rest {
             let k = self.index(o)?;
             let r = self.join[j * self.n() + k];
             if r == UNDEFINED {
-                return Err(PromotionError(format!(
-                    "no promotion for {} and {} in the {} policy (they have no unique least \
+                return Err(PromotionError(
+                    format!(
+                        "no promotion for {} and {} in the {} policy (they have no unique least \
                      upper bound); cast one operand explicitly, e.g. .astype(float32)",
-                    self.dtypes[j], self.dtypes[k], self.name
-                )));
+                        self.dtypes[j], self.dtypes[k], self.name
+                    ),
+                    Failure::NoJoin,
+                ));
             }
             j = r as usize;
         }

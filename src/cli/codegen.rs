@@ -27,12 +27,6 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
                     .with_help("an observed table has no lattice to generate from"),
             ));
         };
-        if let Some(why) = typejoin::output::codegen::unsupported(policy) {
-            let src = typejoin::policy::diag::Source::new(&policy.path, &text);
-            return Err(LoadError::one(src.error(why.span, why.message).with_help(
-                "the kernels cover the catalogue dtypes; remove the dtype or leave this policy out",
-            )));
-        }
         let report = typejoin::Checked::from(input.check(CheckOptions::default()));
         if !report.ok() {
             eprintln!(

@@ -173,7 +173,7 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
         return ops::binary(policy, o, &args[0], &args[1]);
     }
     if let Some(u) = UnaryOp::named(op) {
-        return ops::unary(u, &array_arg(&args, 0, op)?);
+        return ops::unary(policy, u, &array_arg(&args, 0, op)?);
     }
     match op {
         "astype" => {

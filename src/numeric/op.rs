@@ -173,3 +173,166 @@ pub fn info(name: &str) -> Option<&'static OpInfo> {
 pub fn names() -> impl Iterator<Item = &'static str> {
     CATALOGUE.iter().map(|o| o.name)
 }
+
+/// How a policy's kernels treat what promotion leaves open: the library's conventions for
+/// Python ints, integer division by zero and Python scalars with 16-bit floats
+/// (`[kernels]` in a policy file; docs/format.md). The default is NumPy 2's (and JAX's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Semantics {
+    pub python_int: PythonInt,
+    pub integer_division_by_zero: DivisionByZero,
+    pub reduced_float_scalars: ScalarPrecision,
+    pub remainder_zero_sign: ZeroSign,
+    pub complex_negative: ComplexNegative,
+    pub complex_add: ComplexAdd,
+}
+
+/// How `add` and `subtract` compute in a complex dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ComplexAdd {
+    /// Part by part (NumPy, JAX).
+    #[default]
+    Parts,
+    /// `a + α·b` with α = ±1 + 0i and a complex product: an infinite or NaN part of `b` makes
+    /// the other part NaN (`0 · inf`), as PyTorch's `add(a, b, alpha)` does.
+    Alpha,
+}
+
+/// How `negative` treats the zero parts of a complex number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ComplexNegative {
+    /// Each part's sign flips: −(+0) is −0 (NumPy, JAX).
+    #[default]
+    Flip,
+    /// `0 − z`: a zero part becomes +0 (PyTorch's CPU kernel).
+    ZeroMinus,
+}
+
+/// The sign of a zero float `remainder`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ZeroSign {
+    /// The divisor's (NumPy: `remainder(0.0, -inf)` is −0.0).
+    #[default]
+    Divisor,
+    /// The dividend's, as C's `fmod` leaves it (PyTorch: `remainder(0.0, -inf)` is 0.0).
+    Dividend,
+}
+
+/// What a Python int operand may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PythonInt {
+    /// It must fit the policy's Python-int type (`i*`'s materialisation) and the result dtype,
+    /// else `overflow` (NumPy 2, JAX).
+    #[default]
+    Fit,
+    /// Any value in [−2⁶³, 2⁶⁴) wraps into an integer result (2⁶³ … 2⁶⁴ − 1 are taken as
+    /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
+    Wrap,
+}
+
+/// What integer `floor_divide` and `remainder` do with a zero divisor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DivisionByZero {
+    /// The result is 0 (NumPy, with a warning; JAX).
+    #[default]
+    Zero,
+    /// A `zero-division` error (PyTorch raises ZeroDivisionError).
+    Raise,
+}
+
+/// At what precision a scalar operand (a Python number or a zero-dim array) enters
+/// `multiply`, `true_divide` and `floor_divide` when the result is float16 or bfloat16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScalarPrecision {
+    /// Rounded to the result dtype first, like every operand (NumPy, JAX).
+    #[default]
+    Result,
+    /// Rounded to float32 from its own value, the op computed in float32 and rounded to the
+    /// result dtype, when the scalar is the second operand (PyTorch's CPU kernels read it as
+    /// `opmath_t`; `add` and `subtract` round it to the result dtype first).
+    Float32,
+}
+
+impl Semantics {
+    /// The `[kernels]` keys and their values, for the parser and its messages.
+    pub const KEYS: [(&'static str, &'static [&'static str]); 6] = [
+        ("python_int", &["fit", "wrap"]),
+        ("integer_division_by_zero", &["zero", "raise"]),
+        ("reduced_float_scalars", &["result", "float32"]),
+        ("remainder_zero_sign", &["divisor", "dividend"]),
+        ("complex_negative", &["flip", "zero-minus"]),
+        ("complex_add", &["parts", "alpha"]),
+    ];
+
+    /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
+    pub fn set(&mut self, key: &str, value: &str) -> bool {
+        match (key, value) {
+            ("python_int", "fit") => self.python_int = PythonInt::Fit,
+            ("python_int", "wrap") => self.python_int = PythonInt::Wrap,
+            ("integer_division_by_zero", "zero") => {
+                self.integer_division_by_zero = DivisionByZero::Zero
+            }
+            ("integer_division_by_zero", "raise") => {
+                self.integer_division_by_zero = DivisionByZero::Raise
+            }
+            ("reduced_float_scalars", "result") => {
+                self.reduced_float_scalars = ScalarPrecision::Result
+            }
+            ("reduced_float_scalars", "float32") => {
+                self.reduced_float_scalars = ScalarPrecision::Float32
+            }
+            ("remainder_zero_sign", "divisor") => self.remainder_zero_sign = ZeroSign::Divisor,
+            ("remainder_zero_sign", "dividend") => self.remainder_zero_sign = ZeroSign::Dividend,
+            ("complex_negative", "flip") => self.complex_negative = ComplexNegative::Flip,
+            ("complex_negative", "zero-minus") => {
+                self.complex_negative = ComplexNegative::ZeroMinus
+            }
+            ("complex_add", "parts") => self.complex_add = ComplexAdd::Parts,
+            ("complex_add", "alpha") => self.complex_add = ComplexAdd::Alpha,
+            _ => return false,
+        }
+        true
+    }
+
+    /// The Rust expression of these semantics (codegen; `op` is this module).
+    pub fn to_rust(self) -> String {
+        format!(
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?} }}",
+            self.python_int,
+            self.integer_division_by_zero,
+            self.reduced_float_scalars,
+            self.remainder_zero_sign,
+            self.complex_negative,
+            self.complex_add
+        )
+    }
+}
+
+impl Kinds {
+    /// The kinds of their names (`bool`, `integer`, `float`, `complex`); `Err` with the first
+    /// unknown name.
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Kinds, &'a str> {
+        let mut k = Kinds::of(false, false, false, false);
+        for n in names {
+            match n {
+                "bool" => k.bool = true,
+                "integer" => k.integer = true,
+                "float" => k.float = true,
+                "complex" => k.complex = true,
+                other => return Err(other),
+            }
+        }
+        Ok(k)
+    }
+
+    /// The names [`Kinds::parse`] reads.
+    pub const NAMES: [&'static str; 4] = ["bool", "integer", "float", "complex"];
+
+    /// The Rust expression of these kinds (codegen; `op` is this module).
+    pub fn to_rust(self) -> String {
+        format!(
+            "op::Kinds {{ bool: {}, integer: {}, float: {}, complex: {} }}",
+            self.bool, self.integer, self.float, self.complex
+        )
+    }
+}

@@ -25,21 +25,6 @@ pub fn module_name(stem: &str) -> String {
     s
 }
 
-/// Why a policy cannot be generated: a dtype the kernels have no type for.
-pub fn unsupported(policy: &Policy) -> Option<crate::policy::diag::Unplaced> {
-    policy
-        .dtypes
-        .iter()
-        .enumerate()
-        .find(|(_, d)| {
-            !crate::numeric::dtype::is_weak(d) && crate::numeric::dtype::DType::named(d).is_none()
-        })
-        .map(|(i, d)| crate::policy::diag::Unplaced {
-            span: policy.dtype_spans.get(i).cloned().unwrap_or(0..0),
-            message: format!("the kernels have no array type for `{d}`"),
-        })
-}
-
 fn header(prov: &Provenance) -> String {
     let blob = prov.blob();
     let sha = prov.sha256();
@@ -66,6 +51,7 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
             .as_deref()
             .map_or(String::new(), |x| format!(": {}", x.trim_end_matches('.')))
     );
+    s += "use crate::numeric::op;\n";
     s += "use crate::promote::{Generated, UNDEFINED as U};\n\n";
     s += "#[rustfmt::skip]\n";
     s += "pub static POLICY: Generated = Generated {\n";
@@ -85,19 +71,9 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         s += &format!("        {}, // {}\n", row.join(", "), policy.dtypes[a]);
     }
     s += "    ],\n";
-    s += "    // what each dtype materialises as: itself, or a weak type's [weak] rule\n";
+    s += "    // what each dtype materialises as: itself, a category node's dtype, or a weak type's rule\n";
     let mat: Vec<String> = (0..n)
-        .map(|i| {
-            if crate::numeric::dtype::is_weak(&policy.dtypes[i]) {
-                policy
-                    .weak
-                    .iter()
-                    .find(|w| w.weak == i)
-                    .map_or("U".to_string(), |w| idx(w.materialises))
-            } else {
-                idx(i)
-            }
-        })
+        .map(|i| policy.materialise(i).map_or("U".to_string(), idx))
         .collect();
     s += &format!("    materialise: &[{}],\n", mat.join(", "));
     let rule = |op: &str, f: &dyn Fn(&crate::policy::spec::OpRule) -> Option<usize>| {
@@ -135,6 +111,14 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
     s += "    // what an integer or bool result of true_divide becomes (U: unchanged)\n";
     s += &format!("    true_divide: &[{}],\n", divide.join(", "));
     s += &format!("    sum_lowest: {},\n", rule("sum", &|r| r.lowest));
+    s += "    op_kinds: &[\n";
+    for r in &policy.ops {
+        if let Some(k) = r.kinds {
+            s += &format!("        ({:?}, {}),\n", r.op, k.to_rust());
+        }
+    }
+    s += "    ],\n";
+    s += &format!("    semantics: {},\n", policy.kernels.to_rust());
     s += "};\n";
     s
 }

@@ -37,6 +37,9 @@ pub struct Policy {
     /// Operand categories (`[categories]`): the rule that combines them, and (once derived by
     /// `order::categories`) the nodes that turned out equal to another.
     pub categories: Option<Categories>,
+    /// The kernels' conventions (`[kernels]`): Python ints, integer division by zero, scalars
+    /// with 16-bit floats; NumPy 2's where not declared.
+    pub kernels: crate::numeric::op::Semantics,
 }
 
 /// A policy's operand categories (docs/categories.md). Nodes `dtype@category` are a dtype in
@@ -155,6 +158,9 @@ pub struct OpRule {
     pub lowest: Option<usize>,
     /// No promotion: operands must already agree.
     pub same_dtype: bool,
+    /// The kinds of computation dtype the op accepts in this policy's library (`kinds`), in
+    /// place of the op catalogue's.
+    pub kinds: Option<crate::numeric::op::Kinds>,
 }
 
 /// A user-declared integer or complex format (`[formats.NAME]` with `kind = "int"` or
@@ -204,6 +210,8 @@ struct RawPolicy {
     #[serde(default)]
     lints: BTreeMap<Spanned<String>, Spanned<String>>,
     categories: Option<Spanned<RawCategories>>,
+    #[serde(default)]
+    kernels: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +231,7 @@ struct RawOp {
     integer_result_of: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     lowest: Option<Spanned<String>>,
     same_dtype: Option<Spanned<bool>>,
+    kinds: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]
@@ -285,6 +294,7 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "formats",
     "lints",
     "categories",
+    "kernels",
 ];
 
 /// Parses and validates a policy file. `path` is only used in diagnostics.
@@ -316,6 +326,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "integer_result_of",
                 "lowest",
                 "same_dtype",
+                "kinds",
             ]
         } else if message.contains("`lower`") {
             &["rule", "lower", "scalars"]
@@ -447,6 +458,7 @@ impl<'a> Validator<'a> {
         let (formats, other_formats) = self.formats(&raw, &index);
         let lints = self.lints(&raw);
         let categories = self.categories(&raw, &index, &dtypes, &dtype_spans);
+        let kernels = self.kernels(&raw);
 
         if self.errors.is_empty()
             && let Some(cycle) = find_cycle(dtypes.len(), &edges)
@@ -491,7 +503,51 @@ impl<'a> Validator<'a> {
             other_formats,
             lints,
             categories,
+            kernels,
         })
+    }
+
+    /// `[kernels]`: each key one of `Semantics::KEYS`, with one of its values.
+    fn kernels(&mut self, raw: &RawPolicy) -> crate::numeric::op::Semantics {
+        use crate::numeric::op::Semantics;
+        let mut out = Semantics::default();
+        for (key, value) in &raw.kernels {
+            let Some((_, values)) = Semantics::KEYS.iter().find(|(k, _)| k == key.get_ref()) else {
+                let keys = Semantics::KEYS.iter().map(|(k, _)| *k);
+                let help = match did_you_mean(key.get_ref(), keys.clone()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!(
+                        "the keys of [kernels] are {}",
+                        keys.collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                self.error(
+                    key.span(),
+                    format!("unknown [kernels] key `{}`", key.get_ref()),
+                    Some(help),
+                );
+                continue;
+            };
+            if !out.set(key.get_ref(), value.get_ref()) {
+                self.error(
+                    value.span(),
+                    format!(
+                        "unknown value `{}` for `{}`",
+                        value.get_ref(),
+                        key.get_ref()
+                    ),
+                    Some(format!(
+                        "use {}",
+                        values
+                            .iter()
+                            .map(|v| format!("\"{v}\""))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    )),
+                );
+            }
+        }
+        out
     }
 
     /// `[categories]`, and every category node's dtype declared (it materialises as it).
@@ -851,11 +907,37 @@ impl<'a> Validator<'a> {
                 );
             }
             let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
-            if r.integer_result.is_none() && r.lowest.is_none() && r.same_dtype.is_none() {
+            let kinds = r.kinds.as_ref().and_then(|k| {
+                let parsed = crate::numeric::op::Kinds::parse(
+                    k.get_ref().iter().map(|n| n.get_ref().as_str()),
+                );
+                match parsed {
+                    Ok(kinds) => Some(kinds),
+                    Err(bad) => {
+                        let at = k
+                            .get_ref()
+                            .iter()
+                            .find(|n| n.get_ref() == bad)
+                            .map_or(k.span(), |n| n.span());
+                        let names = crate::numeric::op::Kinds::NAMES;
+                        let help = match did_you_mean(bad, names.iter().copied()) {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!("the kinds are {}", names.join(", ")),
+                        };
+                        self.error(at, format!("unknown kind `{bad}`"), Some(help));
+                        None
+                    }
+                }
+            });
+            if r.integer_result.is_none()
+                && r.lowest.is_none()
+                && r.same_dtype.is_none()
+                && r.kinds.is_none()
+            {
                 self.error(
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
-                    Some("set `integer_result`, `lowest` or `same_dtype`".into()),
+                    Some("set `integer_result`, `lowest`, `same_dtype` or `kinds`".into()),
                 );
             }
             rules.push(OpRule {
@@ -864,6 +946,7 @@ impl<'a> Validator<'a> {
                 integer_result_of,
                 lowest,
                 same_dtype,
+                kinds,
             });
         }
         rules

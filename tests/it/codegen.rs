@@ -12,33 +12,53 @@ use crate::{files, load, root};
 
 const COMMAND_DIR: &str = "src/generated";
 
-/// The shipped policies the kernels can compute (PyTorch's need complex32, which they lack:
-/// `torch_is_refused_with_its_reason`).
+/// The shipped policies, every one generated (a dtype without an array type, PyTorch's
+/// complex32, is an `unsupported` answer of the kernels, not a refusal).
 fn shipped() -> Vec<String> {
     files("lattices", "toml")
         .into_iter()
         .filter(|f| !f.contains("/studies/"))
-        .filter(|f| {
-            let Input::Policy { policy, .. } = load(f) else {
-                panic!("{f}")
-            };
-            typejoin::output::codegen::unsupported(&policy).is_none()
-        })
         .collect()
 }
 
+/// A policy's `[kernels]` conventions and `[ops.X] kinds` reach its generated table: PyTorch's
+/// for `torch`, NumPy 2's (the default) for `jax`.
 #[test]
-fn torch_is_refused_with_its_reason() {
-    for path in ["lattices/torch.toml", "lattices/torch-float64.toml"] {
-        let Input::Policy { policy, .. } = load(path) else {
-            panic!("{path}")
-        };
-        let why = typejoin::output::codegen::unsupported(&policy).expect("refused");
-        assert_eq!(
-            why.message,
-            "the kernels have no array type for `complex32`"
-        );
-    }
+fn kernel_conventions_are_generated() {
+    use typejoin::numeric::op::{
+        ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision, Semantics,
+        ZeroSign,
+    };
+    let torch = typejoin::kernels::policy("torch").unwrap();
+    assert_eq!(
+        torch.semantics,
+        Semantics {
+            python_int: PythonInt::Wrap,
+            integer_division_by_zero: DivisionByZero::Raise,
+            reduced_float_scalars: ScalarPrecision::Float32,
+            remainder_zero_sign: ZeroSign::Dividend,
+            complex_negative: ComplexNegative::ZeroMinus,
+            complex_add: ComplexAdd::Alpha,
+        }
+    );
+    assert_eq!(
+        torch.kinds("maximum").unwrap().describe(),
+        "bool, integer, float"
+    );
+    assert_eq!(
+        torch.kinds("absolute").unwrap().describe(),
+        "integer, float, complex"
+    );
+    assert_eq!(
+        torch.kinds("add").unwrap().describe(),
+        "bool, integer, float, complex"
+    );
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    assert_eq!(jax.semantics, Semantics::default());
+    assert_eq!(
+        jax.kinds("maximum").unwrap().describe(),
+        "bool, integer, float, complex"
+    );
 }
 
 #[test]

@@ -332,3 +332,48 @@ fn where_joins_its_two_values() {
         DType::Float32
     );
 }
+
+/// Issue 17's PyTorch data: 8,119 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
+/// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
+/// subnormals, integer limits, overflowing Python ints, division by zero), each answered by
+/// `typejoin run --policy torch` exactly as torch: dtype, shape and bits (NaN results written
+/// as the canonical quiet NaN), or an error of the kind torch's exception maps to.
+#[test]
+fn every_torch_case_is_bit_exact() {
+    let torch = typejoin::kernels::policy("torch").unwrap();
+    let cases = lines("tests/data/kernels/torch_cases.jsonl");
+    let expected = lines("tests/data/kernels/torch_expected.jsonl");
+    assert_eq!(cases.len(), expected.len());
+    assert!(cases.len() >= 1500, "{}", cases.len());
+    let mut ops = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    let mut wrong = Vec::new();
+    for (case, want) in cases.iter().zip(&expected) {
+        let c: Value = serde_json::from_str(case).unwrap();
+        ops.insert(c["op"].as_str().unwrap().to_string());
+        let got: Value = serde_json::from_str(&run_line(torch, case)).unwrap();
+        let want: Value = serde_json::from_str(want).unwrap();
+        let ok = match want.get("kind") {
+            Some(kind) => {
+                *kinds.entry(kind.as_str().unwrap().into()).or_default() += 1;
+                got["kind"] == *kind
+            }
+            None => got == want,
+        };
+        if !ok && wrong.len() < 5 {
+            wrong.push(format!("{case}\n  torch: {want}\n  typejoin: {got}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(ops.len(), 24, "{ops:?}");
+    // Each of PyTorch's refusals is represented.
+    for k in [
+        "unsupported",
+        "overflow",
+        "zero-division",
+        "promotion",
+        "input",
+    ] {
+        assert!(kinds.contains_key(k), "no `{k}` case: {kinds:?}");
+    }
+}

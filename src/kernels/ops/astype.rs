@@ -291,7 +291,8 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
 }
 
 /// `a.astype(to)`: `typejoin cast` semantics element by element (complex → real keeps the real
-/// part, as NumPy does with a ComplexWarning).
+/// part, as NumPy does with a ComplexWarning; complex → bool is true where either part is
+/// nonzero).
 pub fn astype(a: &Array, to: DType) -> Array {
     if a.dtype == to {
         return a.clone();
@@ -321,11 +322,16 @@ pub(super) fn astype_general(a: &Array, to: DType) -> Array {
                     DType::Complex64 => DType::Float32,
                     _ => DType::Float64,
                 };
-                let re = match &a.data {
-                    Data::C64(v) => v[i][0] as u64,
-                    Data::C128(v) => v[i][0],
+                let (re, im) = match &a.data {
+                    Data::C64(v) => (v[i][0] as u64, v[i][1] as u64),
+                    Data::C128(v) => (v[i][0], v[i][1]),
                     _ => unreachable!(),
                 };
+                if to == DType::Bool {
+                    // Nonzero in either part (NumPy and PyTorch alike).
+                    let nonzero = |b| convert_bits(part, DType::Bool, b);
+                    return [nonzero(re) | nonzero(im), 0];
+                }
                 [convert_bits(part, to, re), 0]
             } else {
                 [convert_bits(a.dtype, to, raw(&a.data, i)), 0]

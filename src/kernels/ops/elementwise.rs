@@ -127,7 +127,7 @@ pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], o
                 0
             } else {
                 let q = x.wrapping_div(y);
-                if (x % y != 0) && ((x < 0) != (y < 0)) {
+                if (x.wrapping_rem(y) != 0) && ((x < 0) != (y < 0)) {
                     q - 1
                 } else {
                     q
@@ -193,6 +193,31 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
         return;
     }
     run_chunked(op, c, x, y, out)
+}
+
+/// `op(x, s)` computed in float32 lanes with the scalar `s` at float32 precision, each result
+/// rounded to the 16-bit float `c` (PyTorch's `opmath_t` for a scalar second operand).
+pub(super) fn run_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
+    let scalar =
+        Array::from_bits(DType::Float32, vec![], &[[s.to_bits() as u64, 0]]).expect("one element");
+    let y = Input {
+        array: std::borrow::Cow::Owned(scalar),
+        splat: true,
+    };
+    let store = F32Store::new(c);
+    let (lx, ly) = (
+        f32_loader(x.array.dtype, c),
+        f32_loader(DType::Float32, DType::Float32),
+    );
+    float_lanes(
+        op,
+        (x, &lx),
+        (&y, &ly),
+        out,
+        f32_lane,
+        stage_f32,
+        |r, chunk| store.store(r, &mut [0u32; CHUNK], chunk),
+    );
 }
 
 /// The general path over float lanes `L`: per chunk, load both operands (converting), then
@@ -306,9 +331,10 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 // Complex
 
 /// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
-pub fn unary(op: UnaryOp, a: &Array) -> Result<Array, OpError> {
+/// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
+pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
     let d = a.dtype;
-    let kinds = op.info().kinds;
+    let kinds = policy.kinds(op.name()).unwrap_or(op.info().kinds);
     if !kinds.accepts(d.kind()) {
         return err(
             ErrorKind::Unsupported,
@@ -385,13 +411,17 @@ pub fn unary(op: UnaryOp, a: &Array) -> Result<Array, OpError> {
         DType::Complex64 | DType::Complex128 => {
             let n = a.len();
             let mut bits = Vec::with_capacity(n);
+            let zero_minus = policy.semantics.complex_negative == ComplexNegative::ZeroMinus;
             for i in 0..n {
                 let (re, im) = complex_at(a, i, d);
+                // Under `ComplexNegative::ZeroMinus` negation is 0 − x, so ±0 becomes +0.
+                let neg = |x: f64| if zero_minus { 0.0 - x } else { -x };
                 bits.push(match (op, d) {
-                    (UnaryOp::Negative, DType::Complex64) => {
-                        [canon32(-(re as f32)) as u64, canon32(-(im as f32)) as u64]
-                    }
-                    (UnaryOp::Negative, _) => [canon64(-re), canon64(-im)],
+                    (UnaryOp::Negative, DType::Complex64) => [
+                        canon32(neg(re) as f32) as u64,
+                        canon32(neg(im) as f32) as u64,
+                    ],
+                    (UnaryOp::Negative, _) => [canon64(neg(re)), canon64(neg(im))],
                     // hypot of the float32 parts, computed in f64 and rounded once.
                     (UnaryOp::Absolute, DType::Complex64) => {
                         [canon32(re.hypot(im) as f32) as u64, 0]

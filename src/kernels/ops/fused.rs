@@ -462,7 +462,7 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     let DType::Int { bits, signed } = c else {
         return false;
     };
-    if x.splat || y.splat || bits < 8 {
+    if x.splat || y.splat || bits < 8 || !holds(c, x.array.dtype) || !holds(c, y.array.dtype) {
         return false;
     }
     let minmax_ok = signed || bits < 64;

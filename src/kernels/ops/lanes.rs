@@ -323,8 +323,28 @@ pub(super) fn int_loader(from: DType, to: DType) -> Load<i64> {
         }));
     }
     match (wide_kind(from), from) {
-        (Some(k), DType::Int { .. }) => Load::Wide(k),
+        (Some(k), DType::Int { .. }) if holds(to, from) => Load::Wide(k),
+        // A wider operand (a zero-dim int64 under PyTorch's categories, in a uint8 op) wraps
+        // into the computation dtype first: `uint8 < int64(-100)` compares with 156.
         _ => Load::Codec { from, to },
+    }
+}
+
+/// Whether every value of integer (or bool) dtype `from` is a value of integer `to`.
+pub(super) fn holds(to: DType, from: DType) -> bool {
+    let range = |d: DType| -> Option<(i128, i128)> {
+        match d {
+            DType::Bool => Some((0, 1)),
+            DType::Int { bits, signed: true } => {
+                Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+            }
+            DType::Int { bits, .. } => Some((0, (1i128 << bits) - 1)),
+            _ => None,
+        }
+    };
+    match (range(to), range(from)) {
+        (Some((tl, th)), Some((fl, fh))) => tl <= fl && fh <= th,
+        _ => false,
     }
 }
 

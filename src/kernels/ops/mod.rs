@@ -23,6 +23,9 @@ use crate::kernels::cast::Caster;
 use crate::kernels::stream::{self, Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
+use crate::numeric::op::{
+    ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision, ZeroSign,
+};
 use crate::promote::{Generated, Operand, ScalarKind};
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
@@ -196,6 +199,7 @@ pub enum Arg {
 impl Arg {
     fn operand(&self) -> Operand {
         match self {
+            Arg::Array(a) if a.shape.is_empty() => Operand::ZeroDim(a.dtype),
             Arg::Array(a) => Operand::Array(a.dtype),
             Arg::Scalar(s) => Operand::Scalar(s.kind()),
         }
@@ -219,6 +223,8 @@ pub enum ErrorKind {
     Unsupported,
     /// Malformed input (shapes that do not broadcast, a bad axis, a limit passed, …).
     Input,
+    /// Integer division by zero, in a policy whose library raises for it (PyTorch).
+    ZeroDivision,
     /// A bug in typejoin (a kernel panicked); the runner answers it and goes on.
     Internal,
 }
@@ -230,6 +236,7 @@ impl ErrorKind {
             ErrorKind::Overflow => "overflow",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Input => "input",
+            ErrorKind::ZeroDivision => "zero-division",
             ErrorKind::Internal => "internal",
         }
     }
@@ -250,7 +257,10 @@ fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {
 
 fn promotion(e: crate::promote::PromotionError) -> OpError {
     OpError {
-        kind: ErrorKind::Promotion,
+        kind: match e.1 {
+            crate::promote::Failure::NoJoin => ErrorKind::Promotion,
+            crate::promote::Failure::NoArrayType => ErrorKind::Unsupported,
+        },
         message: e.0,
     }
 }
@@ -421,7 +431,7 @@ mod tests {
                 refused += usize::from(unsupported);
             }
             for (name, op) in UnaryOp::ALL {
-                let got = unary(op, &a);
+                let got = unary(jax(), op, &a);
                 let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
                 assert_eq!(
                     unsupported,

@@ -81,6 +81,19 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
 /// JAX does: outside its range it is an `overflow` error whatever the result dtype
 /// (`float16 + 2**63` raises OverflowError under x64, `float32 + 2**31` under x32).
 fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
+    if policy.semantics.python_int == PythonInt::Wrap {
+        // PyTorch takes a Python int as int64, or as uint64 from 2^63 on: only beyond raise.
+        if (-(1i128 << 63)..(1i128 << 64)).contains(&x) {
+            return Ok(());
+        }
+        return err(
+            ErrorKind::Overflow,
+            format!(
+                "Python integer {x} is outside [-2**63, 2**64) (PyTorch raises OverflowError); \
+                 use an array of the dtype wanted"
+            ),
+        );
+    }
     let Some(DType::Int { bits, signed }) = policy.python_int_type() else {
         return Ok(());
     };
@@ -103,8 +116,9 @@ fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
     )
 }
 
-/// A scalar as a one-element array of dtype `to` (the policy's result dtype).
-pub(super) fn materialise(s: Scalar, to: DType) -> Result<Array, OpError> {
+/// A scalar as a one-element array of dtype `to` (the policy's result dtype): an int that
+/// does not fit an integer `to` is an `overflow` error, or wraps under `PythonInt::Wrap`.
+pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result<Array, OpError> {
     let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
     let real = |v: Value| -> Result<u64, OpError> {
         match to {
@@ -121,6 +135,10 @@ pub(super) fn materialise(s: Scalar, to: DType) -> Result<Array, OpError> {
                     _ => unreachable!(),
                 };
                 let x = if neg { -(mant as i128) } else { mant as i128 };
+                if python_int == PythonInt::Wrap && !matches!(to, DType::Bool) {
+                    let w = to.pattern_bits();
+                    return Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 });
+                }
                 if x < lo || x > hi {
                     return err(
                         ErrorKind::Overflow,
@@ -205,14 +223,84 @@ pub(super) struct Input<'a> {
     pub(super) splat: bool,
 }
 
+/// How scalar operands (Python numbers, zero-dim arrays) reach the computation dtype.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Conversion {
+    python_int: PythonInt,
+    /// Through float32 first (PyTorch's `c10::Half(float)`, `c10::BFloat16(float)`): a
+    /// Python float or a zero-dim float64 into float16/bfloat16 is rounded twice.
+    via_float32: bool,
+}
+
+impl Conversion {
+    pub(super) fn of(policy: &Generated, compute: DType) -> Conversion {
+        Conversion {
+            python_int: policy.semantics.python_int,
+            via_float32: policy.semantics.reduced_float_scalars == ScalarPrecision::Float32
+                && matches!(compute.name(), "float16" | "bfloat16"),
+        }
+    }
+
+    /// A scalar operand as a one-element array of `compute`.
+    fn scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
+        let s = match s {
+            Scalar::Float(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
+            Scalar::Int(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
+            s => s,
+        };
+        materialise(s, compute, self.python_int)
+    }
+
+    /// A zero-dim array operand, rounded through float32 where it must be (else as it is:
+    /// the loaders convert it once).
+    fn zero_dim(self, a: &Array, compute: DType) -> Option<Array> {
+        (self.via_float32 && a.shape.is_empty() && a.dtype != compute && !a.dtype.is_complex())
+            .then(|| super::astype(&super::astype(a, DType::Float32), compute))
+    }
+}
+
+/// Every Python int operand is one the policy's library reads: `python_int_fits`, and under
+/// `PythonInt::Wrap` an int from 2^63 on (a uint64 to PyTorch) does not combine with bool
+/// ("Promotion for uint16, uint32, uint64 types is not supported").
+fn python_ints_fit(policy: &Generated, args: &[&Arg]) -> Result<(), OpError> {
+    for (k, arg) in args.iter().enumerate() {
+        let Arg::Scalar(Scalar::Int(x)) = arg else {
+            continue;
+        };
+        python_int_fits(policy, *x)?;
+        let with_bool = args.iter().enumerate().any(|(j, o)| {
+            j != k
+                && match o {
+                    Arg::Array(a) => a.dtype == DType::Bool,
+                    Arg::Scalar(s) => matches!(s, Scalar::Bool(_)),
+                }
+        });
+        if policy.semantics.python_int == PythonInt::Wrap && *x >= 1 << 63 && with_bool {
+            return err(
+                ErrorKind::Promotion,
+                format!(
+                    "Python integer {x} is a uint64 to the {} policy's library, which does not \
+                     promote bool with uint64; use an int64 array",
+                    policy.name
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn prepare<'a>(
     arg: &'a Arg,
     compute: DType,
     shape: &[usize],
+    conv: Conversion,
 ) -> Result<Input<'a>, OpError> {
     let array = match arg {
-        Arg::Array(a) => std::borrow::Cow::Borrowed(a),
-        Arg::Scalar(s) => std::borrow::Cow::Owned(materialise(*s, compute)?),
+        Arg::Array(a) => match conv.zero_dim(a, compute) {
+            Some(r) => std::borrow::Cow::Owned(r),
+            None => std::borrow::Cow::Borrowed(a),
+        },
+        Arg::Scalar(s) => std::borrow::Cow::Owned(conv.scalar(*s, compute)?),
     };
     if array.len() == 1 {
         return Ok(Input { array, splat: true });
@@ -232,13 +320,19 @@ pub(super) fn prepare<'a>(
 
 /// Why `op` is not defined on computation dtype `c`, if it is not: the catalogue's accepted
 /// kinds (`numeric::op`) decide, the message says what to do instead.
-pub(super) fn unsupported(op: Op, c: DType) -> Option<String> {
-    let kinds = op.info().kinds;
+pub(super) fn unsupported(policy: &Generated, op: Op, c: DType) -> Option<String> {
+    let kinds = policy.kinds(op.name()).unwrap_or(op.info().kinds);
     if kinds.accepts(c.kind()) {
         return None;
     }
     let name = c.name();
     Some(match (op, c) {
+        _ if kinds != op.info().kinds => format!(
+            "{} is not defined for {name} in the {} policy's library; it takes {}",
+            op.name(),
+            policy.name,
+            kinds.describe()
+        ),
         (o, _) if o.is_bitwise() => format!(
             "{} is not defined for {name}; bitwise ops take integers and bool",
             o.name()
@@ -274,6 +368,8 @@ pub(super) fn plan<'a>(
     a: &'a Arg,
     b: &'a Arg,
 ) -> Result<Prepared<'a>, OpError> {
+    // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
+    python_ints_fit(policy, &[a, b])?;
     let (oa, ob) = (a.operand(), b.operand());
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
@@ -281,16 +377,34 @@ pub(super) fn plan<'a>(
         policy.result_type(oa, ob)
     }
     .map_err(promotion)?;
-    if let Some(why) = unsupported(op, compute) {
+    if let Some(why) = unsupported(policy, op, compute) {
         return err(ErrorKind::Unsupported, why);
     }
-    for arg in [a, b] {
-        if let Arg::Scalar(Scalar::Int(x)) = arg {
-            python_int_fits(policy, *x)?;
+    let shape = broadcast(a.shape(), b.shape())?;
+    let conv = Conversion::of(policy, compute);
+    let (x, y) = (
+        prepare(a, compute, &shape, conv)?,
+        prepare(b, compute, &shape, conv)?,
+    );
+    if matches!(op, Op::FloorDivide | Op::Remainder)
+        && matches!(compute, DType::Int { .. })
+        && policy.semantics.integer_division_by_zero == DivisionByZero::Raise
+    {
+        let t = int_loader(y.array.dtype, compute);
+        let n = y.array.len();
+        let mut buf = vec![0i64; n];
+        load_into(&t, &y.array.data, 0, false, &mut buf, int_lane);
+        if buf.contains(&0) {
+            return err(
+                ErrorKind::ZeroDivision,
+                format!(
+                    "integer {} by zero (the {} policy's library raises ZeroDivisionError)",
+                    op.name(),
+                    policy.name
+                ),
+            );
         }
     }
-    let shape = broadcast(a.shape(), b.shape())?;
-    let (x, y) = (prepare(a, compute, &shape)?, prepare(b, compute, &shape)?);
     if op == Op::Power && matches!(compute, DType::Int { signed: true, .. }) {
         let t = int_loader(y.array.dtype, compute);
         let n = y.array.len();
@@ -317,8 +431,98 @@ pub(super) type Prepared<'a> = (DType, Vec<usize>, Input<'a>, Input<'a>, DType);
 pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
     let mut out = Array::zeroed(out_dtype, shape);
-    run_binary(op, compute, &x, &y, &mut out.data);
+    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
     Ok(out)
+}
+
+/// Runs a planned op into `out` with the policy's conventions: a scalar second operand of a
+/// 16-bit float op at float32 precision (`ScalarPrecision::Float32`), the sign of a zero
+/// float remainder (`ZeroSign::Dividend`).
+fn compute_binary(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
+    // `2.5 * t` is `t * 2.5` to Python: a Python scalar first multiplies as a second one.
+    let swapped = op == Op::Multiply && matches!(a, Arg::Scalar(_));
+    let scalar = if swapped {
+        opmath_scalar(policy, op, compute, a)
+    } else {
+        opmath_scalar(policy, op, compute, b)
+    };
+    let alpha = matches!(op, Op::Add | Op::Subtract)
+        && compute.is_complex()
+        && policy.semantics.complex_add == ComplexAdd::Alpha;
+    match scalar {
+        Some(s) if swapped => run_opmath(op, compute, y, s, &mut out.data),
+        Some(s) => run_opmath(op, compute, x, s, &mut out.data),
+        // `2 + t` is `t + 2` to Python: the scalar is the one multiplied by α.
+        None if alpha && op == Op::Add && matches!(a, Arg::Scalar(_)) => {
+            *out = complex_alpha(op, compute, y, x, out.shape.clone())
+        }
+        None if alpha => *out = complex_alpha(op, compute, x, y, out.shape.clone()),
+        None => run_binary(op, compute, x, y, &mut out.data),
+    }
+    if op == Op::Remainder
+        && policy.semantics.remainder_zero_sign == ZeroSign::Dividend
+        && matches!(
+            compute.name(),
+            "float16" | "bfloat16" | "float32" | "float64"
+        )
+    {
+        zero_takes_dividends_sign(a, x, compute, out);
+    }
+}
+
+/// The float32 value of `b` when it enters `op` at float32 precision: PyTorch computes
+/// `multiply`, `true_divide` and `floor_divide` of float16/bfloat16 with a second operand that
+/// is a scalar (a Python number or a zero-dim array) in float32, the scalar rounded to
+/// float32 from its own value.
+fn opmath_scalar(policy: &Generated, op: Op, compute: DType, b: &Arg) -> Option<f32> {
+    if policy.semantics.reduced_float_scalars != ScalarPrecision::Float32
+        || !matches!(op, Op::Multiply | Op::TrueDivide | Op::FloorDivide)
+        || !matches!(compute.name(), "float16" | "bfloat16")
+    {
+        return None;
+    }
+    match b {
+        Arg::Scalar(Scalar::Bool(v)) => Some(*v as u8 as f32),
+        Arg::Scalar(Scalar::Int(v)) => Some(*v as f32),
+        Arg::Scalar(Scalar::Float(v)) => Some(*v as f32),
+        Arg::Scalar(Scalar::Complex(..)) => None,
+        Arg::Array(arr) if arr.shape.is_empty() && !arr.dtype.is_complex() => {
+            let Data::U32(v) = super::astype(arr, DType::Float32).data else {
+                unreachable!("float32 storage")
+            };
+            Some(f32::from_bits(v[0]))
+        }
+        Arg::Array(_) => None,
+    }
+}
+
+/// A zero result of a float `remainder` takes the dividend's sign (C's `fmod`), not the
+/// divisor's.
+fn zero_takes_dividends_sign(a: &Arg, x: &Input, compute: DType, out: &mut Array) {
+    let w = compute.pattern_bits();
+    let sign = 1u64 << (w - 1);
+    let dividend = match a {
+        Arg::Scalar(_) => x.array.clone().into_owned(),
+        Arg::Array(_) => super::astype(&x.array, compute),
+    };
+    let signs: Vec<u64> = dividend.bits().iter().map(|b| b[0] & sign).collect();
+    let bits: Vec<[u64; 2]> = out
+        .bits()
+        .into_iter()
+        .enumerate()
+        .map(|(i, [r, _])| {
+            let s = signs[if signs.len() == 1 { 0 } else { i }];
+            [if r & !sign == 0 { s } else { r }, 0]
+        })
+        .collect();
+    *out = Array::from_bits(out.dtype, out.shape.clone(), &bits).expect("same shape");
 }
 
 /// `binary` into a preallocated output of the result's dtype and shape.
@@ -341,7 +545,7 @@ pub fn binary_into(
             ),
         );
     }
-    run_binary(op, compute, &x, &y, &mut out.data);
+    compute_binary(policy, op, compute, (a, &x), (b, &y), out);
     Ok(())
 }
 
@@ -353,9 +557,7 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
-    let kinds = crate::numeric::op::info("clip")
-        .expect("in the catalogue")
-        .kinds;
+    let kinds = policy.kinds("clip").expect("in the catalogue");
     if !kinds.accepts(compute.kind()) {
         return err(
             ErrorKind::Unsupported,
@@ -373,7 +575,7 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
                 if let Scalar::Int(v) = s {
                     python_int_fits(policy, *v)?;
                 }
-                materialise(*s, compute)?
+                materialise(*s, compute, policy.semantics.python_int)?
             }
         }))
     };
@@ -401,6 +603,17 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
+    let kinds = policy.kinds("where").expect("in the catalogue");
+    if !kinds.accepts(compute.kind()) {
+        return err(
+            ErrorKind::Unsupported,
+            format!(
+                "where is not defined for {}; it takes {}",
+                compute.name(),
+                kinds.describe()
+            ),
+        );
+    }
     let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
     let cond = match cond {
         Arg::Array(a) => super::astype(a, DType::Bool),
@@ -415,7 +628,7 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
                 if let Scalar::Int(v) = s {
                     python_int_fits(policy, *v)?;
                 }
-                materialise(*s, compute)
+                materialise(*s, compute, policy.semantics.python_int)
             }
         }
     };

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""Measures PyTorch (2.15, CPU) on conformance cases for `typejoin run --policy torch` and writes
+tests/data/kernels/torch_cases.jsonl and torch_expected.jsonl (the runner's line format).
+
+Every op of the runner, every pairing of operand categories PyTorch distinguishes (dimensioned
+tensor, zero-dim tensor, Python scalar), edge values (NaN, ±inf, −0.0, subnormals, integer
+min/max, overflowing Python ints, division by zero). The op is called as a PyTorch user calls
+it: `torch.add(a, b)` etc. for tensors and a Python scalar second; a Python scalar first goes
+through the Python operator (`2.5 - t` is `rsub`, `2.5 * t` is `t * 2.5`). Answers are torch's
+dtype, shape and bits, or the error kind its exception maps to.
+
+Left out, each a documented gap of the reference kernels (docs/kernels.md, "PyTorch"):
+complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar); a
+Python scalar divided by a tensor (`s / t` is `t.reciprocal() * s` in PyTorch); subtract with a
+bool operand whose result is not bool (PyTorch refuses it by operand, not by result); float →
+integer casts of NaN, ±inf and values out of range (undefined in C; PyTorch's answer depends on
+the vector path); power and sums only on values whose results are exact (PyTorch's powf and
+pairwise float sums round differently, typejoin rounds the exact value once), and integer
+powers with a negative tensor exponent (PyTorch computes them, NumPy and typejoin refuse);
+complex multiply/divide on exactly representable parts; float64 remainder by a subnormal
+(SLEEF's vectorised fmod answers NaN for some); float16/bfloat16 floor_divide of two
+tensors (PyTorch's vector loop rounds every step to 16 bits: bfloat16 65536 // 86 is 764, 760
+for a one-element tensor and correctly rounded); maximum/minimum with a zero-dim first
+operand (PyTorch returns it on ±0 ties). NaN results are written as the positive quiet NaN of their dtype
+(typejoin's canonical NaN; PyTorch on x86 often gives the negative one).
+
+Run from the repository root with torch installed: python3 scripts/oracle_torch.py
+"""
+import json
+import math
+import random
+import sys
+import warnings
+
+try:
+    import torch
+except ImportError:
+    sys.exit("needs torch (pip install torch==2.15.0)")
+
+warnings.simplefilter("ignore")
+torch.set_num_threads(1)
+rng = random.Random(20261124)
+
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+ALL = ["bool"] + INTS + FLOATS + COMPLEX
+T = {n: getattr(torch, n) for n in ALL}
+BITS = {torch.uint8: torch.uint8, torch.int8: torch.uint8, torch.bool: torch.uint8,
+        torch.int16: torch.int16, torch.float16: torch.int16, torch.bfloat16: torch.int16,
+        torch.int32: torch.int32, torch.float32: torch.int32,
+        torch.int64: torch.int64, torch.float64: torch.int64}
+WIDTH = {torch.uint8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64}
+CANON_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000,
+             "float64": 0x7FF8000000000000}
+
+
+def name_of(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+def real_bits(t):
+    """Storage bits of a real tensor, NaNs canonical."""
+    name = name_of(t.dtype)
+    u = BITS[t.dtype]
+    raw = t.contiguous().reshape(-1).view(u).tolist()
+    mask = (1 << WIDTH[u]) - 1
+    out = [int(b) & mask for b in raw]
+    if name in CANON_NAN:
+        nan = torch.isnan(t.reshape(-1)).tolist()
+        out = [CANON_NAN[name] if n else b for b, n in zip(out, nan)]
+    return out
+
+
+def bits_of(t):
+    if t.dtype.is_complex:
+        parts = torch.view_as_real(t.contiguous())
+        re, im = real_bits(parts[..., 0]), real_bits(parts[..., 1])
+        return [[a, b] for a, b in zip(re, im)]
+    return real_bits(t)
+
+
+def values(name):
+    """Edge values of a dtype, as a Python list for torch.tensor."""
+    if name == "bool":
+        return [False, True]
+    if name in INTS:
+        info = torch.iinfo(T[name])
+        base = [0, 1, 2, 3, 7, 100, info.max, info.max - 1, info.min, info.min + 1]
+        if info.min < 0:
+            base += [-1, -2, -7, -100]
+        return base + [rng.randint(info.min, info.max) for _ in range(6)]
+    if name in FLOATS:
+        info = torch.finfo(T[name])
+        base = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 3.0, 7.0, 0.1, -1e-3, info.max, -info.max,
+                info.tiny, info.tiny / 4, -info.smallest_normal / 2, math.inf, -math.inf,
+                math.nan, 100.0, 65504.0, 1e-5]
+        return base + [rng.uniform(-50, 50) for _ in range(4)]
+    re = values("float32")
+    return [complex(a, b) for a, b in zip(re, reversed(re))]
+
+
+def tensor(name, vals, shape):
+    t = torch.tensor(vals, dtype=T[name])
+    return t.reshape(shape)
+
+
+def arg_json(x):
+    if isinstance(x, torch.Tensor):
+        return {"dtype": name_of(x.dtype), "shape": list(x.shape), "bits": bits_of(x)}
+    if isinstance(x, bool):
+        return {"scalar": "bool", "value": x}
+    if isinstance(x, int):
+        v = x if -(2 ** 63) <= x < 2 ** 64 else str(x)
+        return {"scalar": "int", "value": v}
+    if isinstance(x, float):
+        return {"scalar": "float", "value": num(x)}
+    return {"scalar": "complex", "value": [num(x.real), num(x.imag)]}
+
+
+def num(f):
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return f
+
+
+cases, expected = [], []
+
+
+def error_kind(e):
+    m = str(e)
+    if isinstance(e, OverflowError) or "overflow" in m.lower() or "out of bounds" in m:
+        return "overflow"
+    if "ZeroDivisionError" in m:
+        return "zero-division"
+    if "negative integer powers" in m:
+        return "input"
+    if "Promotion" in m or "result type" in m:
+        return "promotion"
+    return "unsupported"
+
+
+def emit(op, args, call, **extra):
+    try:
+        r = call()
+    except (RuntimeError, TypeError, OverflowError, NotImplementedError) as e:
+        r = e
+    cid = len(cases)
+    cases.append({"id": cid, "op": op, "args": [arg_json(a) for a in args]} | extra)
+    if isinstance(r, Exception):
+        expected.append({"id": cid, "kind": error_kind(r)})
+    else:
+        expected.append({"id": cid, "dtype": name_of(r.dtype), "shape": list(r.shape),
+                         "bits": bits_of(r)})
+
+
+BINARY = {
+    "add": (torch.add, lambda a, b: a + b),
+    "subtract": (torch.sub, lambda a, b: a - b),
+    "multiply": (torch.mul, lambda a, b: a * b),
+    "true_divide": (torch.true_divide, None),
+    "floor_divide": (torch.floor_divide, lambda a, b: a // b),
+    "remainder": (torch.remainder, lambda a, b: a % b),
+    "maximum": (torch.maximum, None),
+    "minimum": (torch.minimum, None),
+    "equal": (torch.eq, lambda a, b: a == b),
+    "not_equal": (torch.ne, lambda a, b: a != b),
+    "less": (torch.lt, lambda a, b: a < b),
+    "less_equal": (torch.le, lambda a, b: a <= b),
+    "greater": (torch.gt, lambda a, b: a > b),
+    "greater_equal": (torch.ge, lambda a, b: a >= b),
+    "bitwise_and": (torch.bitwise_and, lambda a, b: a & b),
+    "bitwise_or": (torch.bitwise_or, lambda a, b: a | b),
+    "bitwise_xor": (torch.bitwise_xor, lambda a, b: a ^ b),
+}
+
+SCALARS = {
+    "bool": [True, False],
+    "int": [0, 1, -1, 3, 127, 128, 255, 300, -129, 2 ** 31, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1,
+            -(2 ** 63), 2 ** 64, -(2 ** 63) - 1],
+    "float": [0.0, -0.0, 0.5, 1.1, 2.5, 65520.0, 1e300, math.inf, -math.inf, math.nan,
+              2.0 ** -25, 3.3961775292304600e38, 1.0 + 2 ** -11 + 2 ** -30],
+    "complex": [complex(1, 2), complex(math.nan, 0), complex(math.inf, 1), complex(0.5, -0.0)],
+}
+
+
+def pick(name, n):
+    v = values(name)
+    return [rng.choice(v) for _ in range(n)]
+
+
+def skipped(op, a, b):
+    """Cases left out of the committed data (module docstring)."""
+    def dt(x):
+        return x.dtype if isinstance(x, torch.Tensor) else None
+    reduced = (torch.float16, torch.bfloat16)
+    cplx = [x for x in (a, b) if isinstance(x, complex) or
+            isinstance(x, torch.Tensor) and x.dtype.is_complex and x.dim() == 0]
+    if cplx and any(dt(x) in reduced for x in (a, b)):
+        return True  # complex32 / bcomplex32: no array type in the reference kernels
+    if op == "remainder" and dt(b) == torch.float64 and bool(
+            ((b != 0) & (b.abs() < torch.finfo(torch.float64).tiny)).any()):
+        return True  # SLEEF's vectorised fmod gives NaN for some subnormal divisors
+    if op == "floor_divide" and dt(a) in reduced and isinstance(b, torch.Tensor) and b.dim():
+        return True  # PyTorch's vector loop rounds each step of a 16-bit floor_divide
+    if op in ("maximum", "minimum") and isinstance(a, torch.Tensor) and a.dim() == 0:
+        return True  # PyTorch returns the zero-dim first operand on ±0 ties
+    if op == "subtract" and (dt(a) == torch.bool or dt(b) == torch.bool or
+                             isinstance(a, bool) or isinstance(b, bool)):
+        return True
+    if op in ("multiply", "true_divide") and any(
+            isinstance(x, torch.Tensor) and x.dtype.is_complex or isinstance(x, complex)
+            for x in (a, b)):
+        return True  # complex products on exact parts only (below)
+    return False
+
+
+def binary_case(op, a, b):
+    fn, operator = BINARY[op]
+    if skipped(op, a, b):
+        return
+    if not isinstance(a, torch.Tensor):
+        if operator is None:
+            return  # torch.maximum(2.5, t) is a TypeError; `s / t` is reciprocal × s
+        emit(op, [a, b], lambda: operator(a, b))
+    elif not isinstance(b, torch.Tensor) and op in ("maximum", "minimum"):
+        return
+    else:
+        emit(op, [a, b], lambda: fn(a, b))
+
+
+def main():
+    n = 12
+    # tensors × tensors, every dtype pair, dimensioned and zero-dim
+    for op in BINARY:
+        for x in ALL:
+            for y in ALL:
+                a = tensor(x, pick(x, n), (n,))
+                b = tensor(y, pick(y, n), (n,))
+                binary_case(op, a, b)
+        for x in ALL:
+            for y in rng.sample(ALL, 4):
+                # zero-dim second and first
+                a = tensor(x, pick(x, n), (n,))
+                b0 = tensor(y, pick(y, 1), ())
+                binary_case(op, a, b0)
+                a0 = tensor(y, pick(y, 1), ())
+                binary_case(op, a0, tensor(x, pick(x, n), (n,)))
+    # tensors × Python scalars, scalars on either side
+    for op in BINARY:
+        for x in ALL:
+            for kind, vals in SCALARS.items():
+                for s in rng.sample(vals, min(3, len(vals))):
+                    a = tensor(x, pick(x, n), (n,))
+                    binary_case(op, a, s)
+                    binary_case(op, s, a)
+    # the measured rules of the issue, explicitly
+    i8 = tensor("int8", [1, 2, -3, 127, -128], (5,))
+    for s in [300, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1]:
+        emit("add", [i8, s], lambda: torch.add(i8, s))
+        emit("multiply", [i8, s], lambda: torch.mul(i8, s))
+    for y in ["float16", "bfloat16", "float32", "float64"]:
+        emit("add", [tensor(y, [1.0, -2.0], (2,)), 2 ** 63],
+             lambda: torch.add(tensor(y, [1.0, -2.0], (2,)), 2 ** 63))
+    u8 = tensor("uint8", [0, 100, 155, 156, 200, 255], (6,))
+    for op in ["less", "greater_equal", "equal", "add"]:
+        z = tensor("int64", [-100], ())
+        emit(op, [u8, z], lambda: BINARY[op][0](u8, z))
+    for x in INTS:
+        a = tensor(x, pick(x, n), (n,))
+        zero = tensor(x, [0] * n, (n,))
+        for op in ["floor_divide", "remainder"]:
+            emit(op, [a, zero], lambda: BINARY[op][0](a, zero))
+            emit(op, [a, 0], lambda: BINARY[op][0](a, 0))
+        lo = tensor(x, [torch.iinfo(T[x]).min] * 2, (2,))
+        m1 = tensor(x, [1, 1], (2,)) if x == "uint8" else tensor(x, [-1, -1], (2,))
+        emit("floor_divide", [lo, m1], lambda: torch.floor_divide(lo, m1))
+        emit("remainder", [lo, m1], lambda: torch.remainder(lo, m1))
+    for y in ["float16", "bfloat16"]:
+        info = torch.finfo(T[y])
+        for op in ["multiply", "true_divide", "floor_divide", "add", "subtract", "remainder"]:
+            for s in [65520.0, 0.1, 1.0 + 2 ** -11 + 2 ** -30, 2.0 ** -25, 3.0e38, 7, info.max]:
+                a = tensor(y, [0.5, 1.0, -16.0, 2.0 ** -10, 3.0, info.max], (6,))
+                emit(op, [a, s], lambda: BINARY[op][0](a, s))
+                for z in ["float32", "float64", "int64"]:
+                    if z == "int64" and (s != int(s) or abs(s) >= 2 ** 63):
+                        continue
+                    sz = tensor(z, [int(s) if z == "int64" else s], ())
+                    emit(op, [a, sz], lambda: BINARY[op][0](a, sz))
+                    emit(op, [sz, a], lambda: BINARY[op][0](sz, a))
+    # float remainder signs
+    for y in FLOATS:
+        a = tensor(y, [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.0, -0.0], (8,))
+        b = tensor(y, [-math.inf, math.inf, 1.0, 1.0, -3.0, 3.0, -2.0, 2.0], (8,))
+        emit("remainder", [a, b], lambda: torch.remainder(a, b))
+        emit("floor_divide", [a, b], lambda: torch.floor_divide(a, b))
+    # complex products and quotients on exactly representable parts
+    for x in COMPLEX:
+        for y in COMPLEX + ["float32", "int8"]:
+            re = [complex(rng.randint(-8, 8), rng.randint(-8, 8)) for _ in range(n)]
+            a = tensor(x, re, (n,))
+            bv = [rng.choice([1, 2, 4, -2, 0.5]) for _ in range(n)]
+            b = tensor(y, bv if y in ("float32", "int8") else [complex(v, 0) for v in bv], (n,))
+            emit("multiply", [a, b], lambda: torch.mul(a, b))
+            emit("true_divide", [a, b], lambda: torch.true_divide(a, b))
+    # power on small integer values (exact results) and the negative-exponent error
+    for x in INTS + FLOATS:
+        lo = -4 if x not in ("uint8",) else 0
+        a = tensor(x, [rng.randint(lo, 4) for _ in range(n)], (n,))
+        b = tensor(x, [rng.randint(0, 4) for _ in range(n)], (n,))
+        emit("power", [a, b], lambda: torch.pow(a, b))
+        emit("power", [a, 2], lambda: torch.pow(a, 2))
+    neg = tensor("int8", [2, 3], (2,))
+    emit("power", [neg, -1], lambda: torch.pow(neg, -1))
+    # unary ops
+    for x in ALL:
+        a = tensor(x, pick(x, 16), (16,))
+        emit("negative", [a], lambda: torch.neg(a))
+        emit("absolute", [a], lambda: torch.abs(a))
+    # clip: tensors, zero-dim and Python bounds
+    for x in ALL:
+        for lo_kind in ["tensor", "zero-dim", "scalar"]:
+            a = tensor(x, pick(x, n), (n,))
+            if lo_kind == "tensor":
+                lo, hi = tensor(x, pick(x, n), (n,)), tensor(x, pick(x, n), (n,))
+            elif lo_kind == "zero-dim":
+                y = rng.choice(INTS + FLOATS)
+                lo, hi = tensor(y, pick(y, 1), ()), tensor(y, pick(y, 1), ())
+            else:
+                lo, hi = rng.choice([(0, 100), (-1.5, 2.5), (-3, 0.5)])
+            emit("clip", [a, lo, hi], lambda: torch.clamp(a, lo, hi))
+    # where: the result dtype of the two values, categories included
+    for x in ALL:
+        for y in rng.sample(ALL, 5):
+            cond = tensor("bool", pick("bool", n), (n,))
+            a, b = tensor(x, pick(x, n), (n,)), tensor(y, pick(y, n), (n,))
+            emit("where", [cond, a, b], lambda: torch.where(cond, a, b))
+            b0 = tensor(y, pick(y, 1), ())
+            if x in ("float16", "bfloat16") and y in COMPLEX:
+                continue  # complex32 / bcomplex32
+            emit("where", [cond, a, b0], lambda: torch.where(cond, a, b0))
+        for s in [2.5, 3, True]:
+            cond = tensor("bool", pick("bool", n), (n,))
+            a = tensor(x, pick(x, n), (n,))
+            emit("where", [cond, a, s], lambda: torch.where(cond, a, s))
+    # sums: integers wrap in int64, bool counts, integer-valued floats (exact)
+    for x in ["bool"] + INTS + FLOATS:
+        if x in FLOATS:
+            vals = [float(rng.randint(-8, 8)) for _ in range(24)]
+        else:
+            vals = pick(x, 24)
+        a = tensor(x, vals, (4, 6))
+        emit("sum", [a], lambda: torch.sum(a))
+        for axis in [0, 1]:
+            emit("sum", [a], lambda: torch.sum(a, dim=axis), axis=axis)
+    # astype between every pair (floats to integers only where C defines it)
+    for x in ALL:
+        for y in ALL:
+            vals = pick(x, n)
+            if x in FLOATS + COMPLEX and y in INTS:
+                info = torch.iinfo(T[y])
+
+                def ok(v):
+                    r = v.real if isinstance(v, complex) else v
+                    return math.isfinite(r) and info.min <= math.trunc(r) <= info.max
+
+                vals = [v for v in values(x) if ok(v)][:n]
+                # every value must survive the rounding into x as well
+                t = tensor(x, vals, (len(vals),))
+                back = t.real if t.dtype.is_complex else t
+                keep = [i for i, v in enumerate(back.tolist())
+                        if math.isfinite(v) and info.min <= math.trunc(v) <= info.max]
+                t = t[keep]
+            else:
+                t = tensor(x, vals, (n,))
+            emit("astype", [t], lambda: t.to(T[y]), dtype=y)
+    with open("tests/data/kernels/torch_cases.jsonl", "w") as f:
+        for c in cases:
+            f.write(json.dumps(c) + "\n")
+    with open("tests/data/kernels/torch_expected.jsonl", "w") as f:
+        for e in expected:
+            f.write(json.dumps(e) + "\n")
+    print(f"{len(cases)} cases from torch {torch.__version__}")
+
+
+if __name__ == "__main__":
+    main()
