@@ -549,6 +549,37 @@ pub fn binary_into(
     Ok(())
 }
 
+/// `Err(unsupported)` unless the n-ary op `name` accepts computation dtype `compute` in
+/// `policy` (its `[ops.X] kinds`, else the catalogue's).
+fn accepts(policy: &Generated, name: &str, compute: DType) -> Result<(), OpError> {
+    let kinds = policy.kinds(name).expect("an op of the catalogue");
+    if kinds.accepts(compute.kind()) {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Unsupported,
+        format!(
+            "{name} is not defined for {}; it takes {}",
+            compute.name(),
+            kinds.describe()
+        ),
+    )
+}
+
+/// An operand of an n-ary op converted once to its computation dtype: an array by `astype`,
+/// a Python scalar by the policy's scalar rules.
+fn in_dtype(policy: &Generated, a: &Arg, compute: DType) -> Result<Array, OpError> {
+    match a {
+        Arg::Array(arr) => Ok(super::astype(arr, compute)),
+        Arg::Scalar(s) => {
+            if let Scalar::Int(v) = s {
+                python_int_fits(policy, *v)?;
+            }
+            materialise(*s, compute, policy.semantics.python_int)
+        }
+    }
+}
+
 /// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`): the result dtype is
 /// the n-ary join of all three operands (not a chain of binary joins), every operand is
 /// converted to it once, then `minimum(maximum(x, lo), hi)` with NumPy's NaN propagation;
@@ -557,28 +588,8 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
-    let kinds = policy.kinds("clip").expect("in the catalogue");
-    if !kinds.accepts(compute.kind()) {
-        return err(
-            ErrorKind::Unsupported,
-            format!(
-                "clip is not defined for {}; it takes {}",
-                compute.name(),
-                kinds.describe()
-            ),
-        );
-    }
-    let cast = |a: &Arg| -> Result<Arg, OpError> {
-        Ok(Arg::Array(match a {
-            Arg::Array(arr) => super::astype(arr, compute),
-            Arg::Scalar(s) => {
-                if let Scalar::Int(v) = s {
-                    python_int_fits(policy, *v)?;
-                }
-                materialise(*s, compute, policy.semantics.python_int)?
-            }
-        }))
-    };
+    accepts(policy, "clip", compute)?;
+    let cast = |a: &Arg| in_dtype(policy, a, compute).map(Arg::Array);
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
     let floor = binary(policy, Op::Maximum, &x, &lo)?;
     binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
@@ -603,17 +614,7 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
-    let kinds = policy.kinds("where").expect("in the catalogue");
-    if !kinds.accepts(compute.kind()) {
-        return err(
-            ErrorKind::Unsupported,
-            format!(
-                "where is not defined for {}; it takes {}",
-                compute.name(),
-                kinds.describe()
-            ),
-        );
-    }
+    accepts(policy, "where", compute)?;
     let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
     let cond = match cond {
         Arg::Array(a) => super::astype(a, DType::Bool),
@@ -621,18 +622,7 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
     };
-    let value = |a: &Arg| -> Result<Array, OpError> {
-        match a {
-            Arg::Array(arr) => Ok(super::astype(arr, compute)),
-            Arg::Scalar(s) => {
-                if let Scalar::Int(v) = s {
-                    python_int_fits(policy, *v)?;
-                }
-                materialise(*s, compute, policy.semantics.python_int)
-            }
-        }
-    };
-    let (x, y) = (value(x)?, value(y)?);
+    let (x, y) = (in_dtype(policy, x, compute)?, in_dtype(policy, y, compute)?);
     let full = |a: Array| {
         if a.shape == shape {
             a
