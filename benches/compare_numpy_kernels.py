@@ -2,7 +2,9 @@
 """Elementwise kernel throughput of typejoin next to NumPy (+ ml_dtypes) and JAX, in one run.
 
 For each pair of issue 5, runs `typejoin bench` (release build; one thread unless --threads,
-output preallocated, random bit patterns, best of several runs) and times NumPy's
+output preallocated, best of several runs; both sides get the same kind of values: --data
+normal, the default, draws floats from N(0, 1) and integers over their range, --data bits
+random bit patterns) and times NumPy's
 `np.add(a, b, out=out, dtype=result)` on the same sizes (and `jax.jit(jnp.add)` when JAX is
 installed). Also measures this machine's single-core copy bandwidth (`np.copyto` of 256 MB) to
 give each pair its memory-bandwidth bound: bytes moved ÷ copy bandwidth.
@@ -54,8 +56,13 @@ def dt(name):
     return np.dtype(getattr(ml_dtypes, name, name))
 
 
-def random(name, n, rng):
+def random(name, n, rng, data):
     d = dt(name)
+    if data == "normal" and name.startswith(("float", "bfloat", "complex")):
+        v = rng.standard_normal(n)
+        if name.startswith("complex"):
+            v = v + 1j * rng.standard_normal(n)
+        return v.astype(d)
     unit = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}[d.itemsize]
     count = n * (2 if d.itemsize == 16 else 1)
     raw = rng.integers(0, np.iinfo(unit).max, size=count, dtype=unit, endpoint=True)
@@ -86,6 +93,7 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--casts", action="store_true", help="also time CASTS")
+    ap.add_argument("--data", choices=["normal", "bits"], default="normal")
     args = ap.parse_args()
     n = args.n
     subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
@@ -93,16 +101,17 @@ def main():
     rng = np.random.default_rng(1)
     print(f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, "
           f"jax {jax.__version__ if jax else 'not installed'}, n = {n:.0e}, "
-          f"threads {args.threads}, copy bandwidth {bw:.1f} GB/s")
+          f"threads {args.threads}, data {args.data}, copy bandwidth {bw:.1f} GB/s")
     print(f"{'pair':34} {'out':14} {'NumPy':>9} {'JAX':>9} {'typejoin':>9} "
           f"{'vs NumPy':>8} {'bound':>8} {'of bound':>8}")
     rows = []
     for op, lhs, rhs in PAIRS + (CASTS if args.casts else []):
         cmd = ["target/release/typejoin", "bench", "--op", op, "--lhs", lhs, "-n", str(n),
-               "--threads", str(args.threads), "--runs", str(args.runs)]
+               "--threads", str(args.threads), "--runs", str(args.runs),
+               "--data", args.data]
         cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]
-        a = random(lhs, n, rng)
-        b = None if op == "astype" else random(rhs, n, rng)
+        a = random(lhs, n, rng, args.data)
+        b = None if op == "astype" else random(rhs, n, rng, args.data)
         t_ours = t_np = t_jax = float("inf")
         for _ in range(args.rounds):
             ours = json.loads(subprocess.run(cmd, check=True, capture_output=True,

@@ -131,7 +131,8 @@ cases, expected = [], []
 
 def error_kind(e):
     m = str(e)
-    if isinstance(e, OverflowError) or "overflow" in m.lower() or "out of bounds" in m:
+    if (isinstance(e, OverflowError) or "overflow" in m.lower() or "out of bounds" in m
+            or "outside the representable range" in m):
         return "overflow"
     if "ZeroDivisionError" in m:
         return "zero-division"
@@ -376,6 +377,23 @@ def main():
             else:
                 t = tensor(x, vals, (n,))
             emit("astype", [t], lambda: t.to(T[y]), dtype=y)
+    # n-ary ops' scalars: a Python int must fit an integer result (arithmetic wraps it, clamp
+    # and where raise); Python floats and zero-dim float64 bounds reach float16/bfloat16
+    # through float32 (1 + 2**-11 + 2**-40 is a tie in float16 after float32, above it before)
+    v = 1 + 2 ** -11 + 2 ** -40
+    for x in ["int8", "uint8", "int16", "int64", "bool"]:
+        for s in [300, -1, 2 ** 63, 2 ** 64, 127]:
+            a = tensor(x, pick(x, n), (n,))
+            emit("clip", [a, s, s], lambda: torch.clamp(a, s, s))
+            cond = tensor("bool", pick("bool", n), (n,))
+            emit("where", [cond, a, s], lambda: torch.where(cond, a, s))
+    for x in ["float16", "bfloat16"]:
+        a = tensor(x, [0.0, 2.0, -1.0, math.nan], (4,))
+        for lo in [v, -v, 1e300, tensor("float64", [v], ())]:
+            emit("clip", [a, lo, math.inf], lambda: torch.clamp(a, lo, math.inf))
+            emit("clip", [a, -math.inf, lo], lambda: torch.clamp(a, -math.inf, lo))
+            cond = tensor("bool", [True, False, True, False], (4,))
+            emit("where", [cond, a, lo], lambda: torch.where(cond, a, lo))
     with open("tests/data/kernels/torch_cases.jsonl", "w") as f:
         for c in cases:
             f.write(json.dumps(c) + "\n")

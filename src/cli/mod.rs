@@ -129,7 +129,7 @@ pub(crate) enum Cmd {
         #[arg(long)]
         lhs: String,
         /// The second operand's dtype (binary ops), or a Python scalar: `i*` (3), `f*` (1.5),
-        /// `c*` (1.5-0.5j), `b*` (True).
+        /// `c*` (1.5-0.5j), `b*` (True); or a zero-dim array: `float32@0d` (1.5; integers 3).
         #[arg(long)]
         rhs: Option<String>,
         /// The destination dtype of `astype`.
@@ -145,6 +145,10 @@ pub(crate) enum Cmd {
         /// Timed runs (after one warm-up).
         #[arg(long, default_value_t = 15)]
         runs: usize,
+        /// The operands' values: `normal` (floats from N(0, 1), integers over their range) or
+        /// `bits` (random bit patterns: many NaN, ±inf, subnormals).
+        #[arg(long, value_enum, default_value_t)]
+        data: typejoin::kernels::bench::Values,
     },
     /// The Hasse diagram of a policy, edges styled by safety class: DOT text, or SVG/PNG by
     /// the `dot` binary (chosen by the output's extension).
@@ -492,6 +496,7 @@ pub fn run(cli: Cli) -> ExitCode {
             threads,
             policy,
             runs,
+            data,
         } => bench::bench(&typejoin::kernels::bench::Spec {
             op: &op,
             lhs: &lhs,
@@ -501,6 +506,7 @@ pub fn run(cli: Cli) -> ExitCode {
             threads,
             policy: &policy,
             runs,
+            data,
         }),
         Cmd::Prove {
             file,

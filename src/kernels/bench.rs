@@ -1,5 +1,6 @@
-//! Kernel timing for `typejoin bench`: random bit patterns in, output preallocated, one
-//! warm-up, then timed runs on a rayon pool of the given size. The `scripts/bench_*` scripts
+//! Kernel timing for `typejoin bench`: the values a user has by default (normally distributed
+//! floats, full-range integers) or random bit patterns, output preallocated, one warm-up, then
+//! timed runs on a rayon pool of the given size. The `scripts/bench_*` scripts
 //! and `docs/performance.md` are built from its measurements.
 
 use serde::Serialize;
@@ -23,6 +24,20 @@ pub struct Spec<'a> {
     pub policy: &'a str,
     /// Timed runs, after one warm-up.
     pub runs: usize,
+    /// The operands' values.
+    pub data: Values,
+}
+
+/// What the operands hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Values {
+    /// Floats (and complex parts) drawn from N(0, 1) and rounded to the dtype; integers and
+    /// bool over their full range: what an array library's users compute on.
+    #[default]
+    Normal,
+    /// Random bit patterns: every encoding as likely (NaN, ±∞, subnormals and huge values
+    /// are common, which sends float arithmetic and casts down their slow paths).
+    Bits,
 }
 
 /// One measurement: the best and median time per element, and the bandwidth of the best run
@@ -51,6 +66,7 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         threads,
         policy,
         runs,
+        data,
     } = spec;
     use crate::kernels::array::Array;
     use crate::kernels::ops::{self, Arg};
@@ -68,19 +84,26 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
     let random = |d: DType, rng: &mut crate::synth::Rng| {
         let w = d.pattern_bits();
         let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let floats = data == Values::Normal && (d.is_float() || d.is_complex());
+        let mut draw = || {
+            if floats {
+                normal(rng).to_bits()
+            } else {
+                rng.next_u64() & mask
+            }
+        };
         let bits: Vec<[u64; 2]> = (0..n)
-            .map(|_| {
-                [
-                    rng.next_u64() & mask,
-                    if d.is_complex() {
-                        rng.next_u64() & mask
-                    } else {
-                        0
-                    },
-                ]
-            })
+            .map(|_| [draw(), if d.is_complex() { draw() } else { 0 }])
             .collect();
-        Array::from_bits(d, vec![n], &bits).expect("fits")
+        if !floats {
+            return Array::from_bits(d, vec![n], &bits).expect("fits");
+        }
+        let wide = if d.is_complex() {
+            DType::Complex128
+        } else {
+            DType::Float64
+        };
+        ops::astype(&Array::from_bits(wide, vec![n], &bits).expect("fits"), d)
     };
     let a = random(dtype(lhs)?, &mut rng);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -125,9 +148,23 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
             Some("c*") => Some(ops::Scalar::Complex(1.5, -0.5)),
             _ => None,
         };
-        let (y, rhs_bytes, shown) = match scalar {
-            Some(v) => (Arg::Scalar(v), 0, rhs_name.to_string()),
-            None => {
+        let zero_dim = rhs_name.strip_suffix("@0d");
+        let (y, rhs_bytes, shown) = match (scalar, zero_dim) {
+            (Some(v), _) => (Arg::Scalar(v), 0, rhs_name.to_string()),
+            // A zero-dim array (`float32@0d`): one element of that dtype, shape [].
+            (None, Some(name)) => {
+                let d = dtype(name)?;
+                let value = if d.is_float() || d.is_complex() {
+                    1.5
+                } else {
+                    3.0
+                };
+                let f64 = Array::from_bits(DType::Float64, vec![], &[[f64::to_bits(value), 0]])
+                    .expect("one element");
+                let one = ops::astype(&f64, d);
+                (Arg::Array(one), 0, format!("{}@0d", d.name()))
+            }
+            (None, None) => {
                 let d = dtype(rhs_name)?;
                 (
                     Arg::Array(random(d, &mut rng)),
@@ -176,6 +213,14 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         ns_per_element_median: median * 1e9 / n as f64,
         gb_per_s_best: bytes as f64 / best / 1e9,
     })
+}
+
+/// A draw from N(0, 1) (Box–Muller).
+fn normal(rng: &mut crate::synth::Rng) -> f64 {
+    let unit =
+        |rng: &mut crate::synth::Rng| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let (u, v) = (unit(rng), unit(rng));
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
 }
 
 fn x_dtype(a: &crate::kernels::ops::Arg) -> crate::numeric::dtype::DType {

@@ -5,7 +5,7 @@
 use serde_json::{Value as Json, json};
 
 use crate::kernels::array::Array;
-use crate::kernels::ops::{self, Arg, ErrorKind, Op, OpError, Scalar, UnaryOp};
+use crate::kernels::ops::{self, Arg, ErrorKind, OpError, Scalar};
 use crate::numeric::dtype::DType;
 use crate::promote::Generated;
 
@@ -141,14 +141,6 @@ fn answer(id: &Json, a: &Array) -> Json {
     json!({"id": id, "dtype": a.dtype.name(), "shape": a.shape, "bits": bits})
 }
 
-fn array_arg(args: &[Arg], k: usize, op: &str) -> Result<Array, OpError> {
-    match args.get(k) {
-        Some(Arg::Array(a)) => Ok(a.clone()),
-        Some(Arg::Scalar(_)) => Err(input_error(format!("{op} takes an array argument"))),
-        None => Err(input_error(format!("{op} needs {} argument(s)", k + 1))),
-    }
-}
-
 /// Runs one case (a parsed line).
 fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
     let op = case
@@ -163,74 +155,19 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
         .enumerate()
         .map(|(k, a)| parse_arg(a, k))
         .collect::<Result<_, _>>()?;
-    if let Some(o) = Op::named(op) {
-        if args.len() != 2 {
-            return Err(input_error(format!(
-                "{op} takes 2 arguments, got {}",
-                args.len()
-            )));
-        }
-        return ops::binary(policy, o, &args[0], &args[1]);
-    }
-    if let Some(u) = UnaryOp::named(op) {
-        return ops::unary(policy, u, &array_arg(&args, 0, op)?);
-    }
-    match op {
-        "astype" => {
-            let to = parse_dtype(
-                case.get("dtype")
-                    .ok_or_else(|| input_error("astype needs `dtype`"))?,
-                "astype",
-            )?;
-            Ok(ops::astype(&array_arg(&args, 0, op)?, to))
-        }
-        "clip" => {
-            if args.len() != 3 {
-                return Err(input_error(format!(
-                    "clip takes 3 arguments (x, lo, hi), got {}",
-                    args.len()
-                )));
-            }
-            ops::clip(policy, &args[0], &args[1], &args[2])
-        }
-        "where" => {
-            if args.len() != 3 {
-                return Err(input_error(format!(
-                    "where takes 3 arguments (cond, x, y), got {}",
-                    args.len()
-                )));
-            }
-            ops::select(policy, &args[0], &args[1], &args[2])
-        }
-        "sum" => {
-            let axis = match case.get("axis") {
-                None | Some(Json::Null) => None,
-                Some(a) => Some(
-                    a.as_u64()
-                        .ok_or_else(|| input_error("`axis` must be a non-negative integer"))?
-                        as usize,
-                ),
-            };
-            ops::sum(policy, &array_arg(&args, 0, op)?, axis)
-        }
-        _ => {
-            let known: Vec<&str> = crate::numeric::op::CATALOGUE
-                .iter()
-                .filter(|o| o.kernel)
-                .map(|o| o.name)
-                .collect();
-            let hint = known
-                .iter()
-                .map(|k| (strsim::jaro_winkler(op, k), k))
-                .filter(|(s, _)| *s > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
-            Err(OpError {
-                kind: ErrorKind::Unsupported,
-                message: format!("unknown op `{op}`{hint}"),
-            })
-        }
-    }
+    let dtype = match case.get("dtype") {
+        None => None,
+        Some(d) => Some(parse_dtype(d, op)?),
+    };
+    let axis = match case.get("axis") {
+        None | Some(Json::Null) => None,
+        Some(a) => Some(
+            a.as_u64()
+                .ok_or_else(|| input_error("`axis` must be a non-negative integer"))?
+                as usize,
+        ),
+    };
+    ops::apply(policy, op, &args, ops::Options { dtype, axis })
 }
 
 /// The answer line (without newline) to one input line. A panic in a kernel (a bug, never

@@ -185,6 +185,18 @@ pub struct Semantics {
     pub remainder_zero_sign: ZeroSign,
     pub complex_negative: ComplexNegative,
     pub complex_add: ComplexAdd,
+    pub clip_bounds: ClipBounds,
+}
+
+/// What `clip` does with a Python-number bound past the result dtype's finite range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClipBounds {
+    /// It rounds to ±inf like any operand (NumPy, JAX).
+    #[default]
+    Round,
+    /// An `overflow` error (PyTorch's `clamp` checks the conversion: "value cannot be
+    /// converted to type c10::Half without overflow"); zero-dim array bounds are not checked.
+    Checked,
 }
 
 /// How `add` and `subtract` compute in a complex dtype.
@@ -255,13 +267,14 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 6] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 7] = [
         ("python_int", &["fit", "wrap"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         ("reduced_float_scalars", &["result", "float32"]),
         ("remainder_zero_sign", &["divisor", "dividend"]),
         ("complex_negative", &["flip", "zero-minus"]),
         ("complex_add", &["parts", "alpha"]),
+        ("clip_bounds", &["round", "checked"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -289,6 +302,8 @@ impl Semantics {
             }
             ("complex_add", "parts") => self.complex_add = ComplexAdd::Parts,
             ("complex_add", "alpha") => self.complex_add = ComplexAdd::Alpha,
+            ("clip_bounds", "round") => self.clip_bounds = ClipBounds::Round,
+            ("clip_bounds", "checked") => self.clip_bounds = ClipBounds::Checked,
             _ => return false,
         }
         true
@@ -297,13 +312,14 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
             self.remainder_zero_sign,
             self.complex_negative,
-            self.complex_add
+            self.complex_add,
+            self.clip_bounds
         )
     }
 }

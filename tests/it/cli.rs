@@ -393,3 +393,30 @@ fn bench_takes_a_weak_scalar_operand() {
         );
     }
 }
+
+/// `bench --rhs DTYPE@0d` times an array with a zero-dim operand, a category of its own under
+/// PyTorch's policy (int8 with a zero-dim int64 stays int8 there, `x * tensor(1, int64)`; with
+/// a zero-dim float64 it is float64); `--data bits` and `--data normal` both run.
+#[test]
+fn bench_takes_a_zero_dim_operand_and_a_data_kind() {
+    for (policy, lhs, rhs, out, data) in [
+        ("torch", "int8", "float64@0d", "float64", "normal"),
+        ("torch", "int8", "int64@0d", "int8", "bits"),
+        ("jax", "int8", "float64@0d", "float64", "bits"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args([
+                "bench", "--policy", policy, "--op", "multiply", "--lhs", lhs,
+            ])
+            .args(["--rhs", rhs, "-n", "1000", "--runs", "1", "--data", data])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{policy}: {lhs} × {rhs}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            (v["rhs"].as_str(), v["out"].as_str()),
+            (Some(rhs), Some(out)),
+            "{policy}: {lhs} × {rhs}"
+        );
+    }
+}

@@ -26,8 +26,8 @@ fn shipped() -> Vec<String> {
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
-        ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision, Semantics,
-        ZeroSign,
+        ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision,
+        Semantics, ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -39,6 +39,7 @@ fn kernel_conventions_are_generated() {
             remainder_zero_sign: ZeroSign::Dividend,
             complex_negative: ComplexNegative::ZeroMinus,
             complex_add: ComplexAdd::Alpha,
+            clip_bounds: ClipBounds::Checked,
         }
     );
     assert_eq!(

@@ -184,11 +184,21 @@ pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], o
 // Driving: broadcasting, chunks, threads
 
 pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
-    if fused_float(op, c, x, y, out)
-        || fused_small(op, c, x, y, out)
-        || fused_halves(op, c, x, y, out)
-        || fused_pairs(op, c, x, y, out)
-        || fused_int(op, c, x, y, out)
+    // A scalar against an array: the fused passes read the scalar as a tile.
+    let n = out.len();
+    let (tx, ty) = match (tiled(x, n), tiled(y, n)) {
+        (Some(t), None) => (Some(t), None),
+        (None, Some(t)) => (None, Some(t)),
+        _ => (None, None),
+    };
+    let (fx, fy) = (tx.as_ref().unwrap_or(x), ty.as_ref().unwrap_or(y));
+    if !fx.splat
+        && !fy.splat
+        && (fused_float(op, c, fx, fy, out)
+            || fused_small(op, c, fx, fy, out)
+            || fused_halves(op, c, fx, fy, out)
+            || fused_pairs(op, c, fx, fy, out)
+            || fused_int(op, c, fx, fy, out))
     {
         return;
     }
@@ -198,6 +208,13 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
 /// `op(x, s)` computed in float32 lanes with the scalar `s` at float32 precision, each result
 /// rounded to the 16-bit float `c` (PyTorch's `opmath_t` for a scalar second operand).
 pub(super) fn run_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
+    if !fused_opmath(op, c, x, s, out) {
+        general_opmath(op, c, x, s, out)
+    }
+}
+
+/// `run_opmath` by the general float32 lane path.
+pub(super) fn general_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
     let scalar =
         Array::from_bits(DType::Float32, vec![], &[[s.to_bits() as u64, 0]]).expect("one element");
     let y = Input {
@@ -218,6 +235,38 @@ pub(super) fn run_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
         stage_f32,
         |r, chunk| store.store(r, &mut [0u32; CHUNK], chunk),
     );
+}
+
+/// `run_opmath` in one fused pass for a full operand of the 16-bit float `c` itself and
+/// multiply or true_divide: widen exactly, one float32 operation with `s`, one rounding.
+fn fused_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) -> bool {
+    let (Data::U16(a), Data::U16(o)) = (&x.array.data, out) else {
+        return false;
+    };
+    if x.splat || x.array.dtype != c || !matches!(op, Op::Multiply | Op::TrueDivide) {
+        return false;
+    }
+    let tile = vec![s; a.len().min(1 << 16)];
+    let bf16 = c.name() == "bfloat16";
+    macro_rules! go {
+        ($load:expr, $enc:expr) => {
+            match op {
+                Op::Multiply => fused_go(a, &tile, o, $load, |v: f32| v, |x, y| x * y, $enc),
+                _ => fused_go(a, &tile, o, $load, |v: f32| v, |x, y| x / y, $enc),
+            }
+        };
+    }
+    if bf16 {
+        go!(|v: u16| f32::from_bits((v as u32) << 16), |v: f32| {
+            crate::kernels::cast::f32_to_bf16(canon32(v))
+        });
+    } else {
+        go!(
+            |v: u16| f32::from_bits(crate::kernels::cast::f16_to_f32(v)),
+            |v: f32| crate::kernels::cast::f32_to_f16(canon32(v))
+        );
+    }
+    true
 }
 
 /// The general path over float lanes `L`: per chunk, load both operands (converting), then

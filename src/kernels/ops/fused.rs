@@ -3,7 +3,9 @@
 use super::*;
 
 /// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
-/// arrays; `f` is told whether the whole output is large enough to bypass the cache.
+/// arrays; `f` is told whether the whole output is large enough to bypass the cache. An input
+/// shorter than the output is a tile (one value repeated: a broadcast scalar, see
+/// [`tiled`]): `f` then runs on tile-sized pieces, each reading the tile from its start.
 #[inline(always)]
 pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
     a: &[A],
@@ -11,23 +13,71 @@ pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
     out: &mut [O],
     f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
-    let store = Store::for_output::<O>(out.len());
+    let n = out.len();
+    let store = Store::for_output::<O>(n);
+    let tile = [a.len(), b.len()].into_iter().filter(|&l| l < n).min();
+    fn part<T>(v: &[T], n: usize, at: usize, len: usize) -> &[T] {
+        if v.len() == n {
+            &v[at..at + len]
+        } else {
+            &v[..len]
+        }
+    }
+    let run = |s: usize, o: &mut [O]| match tile {
+        None => f(&a[s..s + o.len()], &b[s..s + o.len()], o, store),
+        Some(t) => {
+            for (k, o) in o.chunks_mut(t).enumerate() {
+                let (at, len) = (s + k * t, o.len());
+                f(part(a, n, at, len), part(b, n, at, len), o, store)
+            }
+        }
+    };
     let threads = rayon::current_num_threads();
-    if out.len() >= PARALLEL_MIN && threads > 1 {
+    if n >= PARALLEL_MIN && threads > 1 {
         // Streamed chunks are few and large: each ends with a store fence, which waits for
         // its non-temporal stores to drain (with 16K-element chunks two threads measured no
         // faster than one).
         let chunk = match store {
             Store::Cached => CHUNK * 4,
-            Store::Streamed => out.len().div_ceil(4 * threads).next_multiple_of(CHUNK),
+            Store::Streamed => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
         };
-        out.par_chunks_mut(chunk).enumerate().for_each(|(c, o)| {
-            let s = c * chunk;
-            f(&a[s..s + o.len()], &b[s..s + o.len()], o, store)
-        });
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, o)| run(c * chunk, o));
     } else {
-        f(a, b, out, store)
+        run(0, out)
     }
+}
+
+/// Elements of a tile: 64K, so a piece of a streamed pass is long enough that its closing
+/// store fence costs nothing, and the tile stays in L2.
+const TILE: usize = 1 << 16;
+
+/// A splat input (one element) as a tile of up to [`TILE`] copies of it for an output of `n`
+/// elements, which the fused passes read as an array (`zip_chunks` repeats it); `None` for a
+/// full input.
+pub(super) fn tiled(x: &Input, n: usize) -> Option<Input<'static>> {
+    if !x.splat || n <= 1 {
+        return None;
+    }
+    let t = n.min(TILE);
+    let data = match &x.array.data {
+        Data::U8(v) => Data::U8(vec![v[0]; t]),
+        Data::U16(v) => Data::U16(vec![v[0]; t]),
+        Data::U32(v) => Data::U32(vec![v[0]; t]),
+        Data::U64(v) => Data::U64(vec![v[0]; t]),
+        Data::C64(v) => Data::C64(vec![v[0]; t]),
+        Data::C128(v) => Data::C128(vec![v[0]; t]),
+    };
+    let array = Array {
+        dtype: x.array.dtype,
+        shape: vec![t],
+        data,
+    };
+    Some(Input {
+        array: std::borrow::Cow::Owned(array),
+        splat: false,
+    })
 }
 
 /// One fused pass for the common case: both operands full arrays whose elements convert to a
@@ -400,7 +450,7 @@ pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         zip_chunks(a, b, o, |a, b, o, store| k.binary(op, store, a, b, o));
         return true;
     }
-    if a.len() < 1 << 16 {
+    if o.len() < 1 << 16 {
         return false; // building the table would cost more than the op
     }
     let cache = CACHE.get_or_init(Default::default);
@@ -464,6 +514,9 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     };
     if x.splat || y.splat || bits < 8 || !holds(c, x.array.dtype) || !holds(c, y.array.dtype) {
         return false;
+    }
+    if fused_modular(op, bits, x, y, out) {
+        return true;
     }
     let minmax_ok = signed || bits < 64;
     macro_rules! with_op {
@@ -574,6 +627,42 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
         (Data::U16(a), Data::U16(b)) => go!(a, b, u16),
         (Data::U32(a), Data::U32(b)) => go!(a, b, u32),
         (Data::U64(a), Data::U64(b)) => go!(a, b, u64),
+        _ => return false,
+    }
+    true
+}
+
+/// Wrapping `+ − ×` and bitwise ops whose operands are stored as the result is (integers of
+/// the result's width, or bool): arithmetic modulo 2^bits on the storage words themselves,
+/// which is the result truncated (32 int8 lanes per AVX2 vector, not 8 widened ones).
+fn fused_modular(op: Op, bits: u32, x: &Input, y: &Input, out: &mut Data) -> bool {
+    let same = |d: DType| match d {
+        DType::Bool => true,
+        DType::Int { bits: b, .. } => b == bits,
+        _ => false,
+    };
+    if !same(x.array.dtype) || !same(y.array.dtype) {
+        return false;
+    }
+    macro_rules! with_op {
+        ($a:expr, $b:expr, $o:expr, $t:ty) => {{
+            let id = |v: $t| v;
+            match op {
+                Op::Add => fused_go($a, $b, $o, id, id, <$t>::wrapping_add, id),
+                Op::Subtract => fused_go($a, $b, $o, id, id, <$t>::wrapping_sub, id),
+                Op::Multiply => fused_go($a, $b, $o, id, id, <$t>::wrapping_mul, id),
+                Op::BitwiseAnd => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p & q, id),
+                Op::BitwiseOr => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p | q, id),
+                Op::BitwiseXor => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p ^ q, id),
+                _ => return false,
+            }
+        }};
+    }
+    match (&x.array.data, &y.array.data, out) {
+        (Data::U8(a), Data::U8(b), Data::U8(o)) => with_op!(a, b, o, u8),
+        (Data::U16(a), Data::U16(b), Data::U16(o)) => with_op!(a, b, o, u16),
+        (Data::U32(a), Data::U32(b), Data::U32(o)) => with_op!(a, b, o, u32),
+        (Data::U64(a), Data::U64(b), Data::U64(o)) => with_op!(a, b, o, u64),
         _ => return false,
     }
     true

@@ -566,18 +566,51 @@ fn accepts(policy: &Generated, name: &str, compute: DType) -> Result<(), OpError
     )
 }
 
-/// An operand of an n-ary op converted once to its computation dtype: an array by `astype`,
-/// a Python scalar by the policy's scalar rules.
-fn in_dtype(policy: &Generated, a: &Arg, compute: DType) -> Result<Array, OpError> {
+/// An operand of an n-ary op converted once to its computation dtype: an array by `astype`
+/// (a zero-dim one through float32 where the policy's library rounds it so), a Python scalar by
+/// the policy's scalar rules, except that under `PythonInt::Wrap` an int must be one the
+/// integer result can take (`int_fits_nary`).
+fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result<Array, OpError> {
+    let conv = Conversion::of(policy, compute);
     match a {
-        Arg::Array(arr) => Ok(super::astype(arr, compute)),
+        Arg::Array(arr) => Ok(conv
+            .zero_dim(arr, compute)
+            .unwrap_or_else(|| super::astype(arr, compute))),
         Arg::Scalar(s) => {
-            if let Scalar::Int(v) = s {
-                python_int_fits(policy, *v)?;
+            if let (Scalar::Int(v), PythonInt::Wrap) = (s, policy.semantics.python_int) {
+                int_fits_nary(policy, *v, compute, strict)?;
             }
-            materialise(*s, compute, policy.semantics.python_int)
+            conv.scalar(*s, compute)
         }
     }
+}
+
+/// A Python int entering an n-ary op under `PythonInt::Wrap` (PyTorch): arithmetic wraps it,
+/// but `where` converts it checked (a negative value may wrap into an unsigned dtype by two's
+/// complement: `where(c, uint8, -1)` is 255, `where(c, int8, 300)` raises) and, `strict`,
+/// `clamp` with `ClipBounds::Checked` wants it in the dtype's range (`clamp(uint8, -1)` raises).
+fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> Result<(), OpError> {
+    let DType::Int { bits, signed } = compute else {
+        return Ok(());
+    };
+    let (lo, hi): (i128, i128) = if signed {
+        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    } else {
+        (0, (1 << bits) - 1)
+    };
+    let fits = (lo..=hi).contains(&v) || (!signed && !strict && v < 0 && -v <= hi);
+    if fits {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "Python integer {v} does not fit {} (the {} policy's library raises for a scalar of \
+             clamp or where it cannot convert); use an array or a value in range",
+            compute.name(),
+            policy.name
+        ),
+    )
 }
 
 /// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`): the result dtype is
@@ -585,14 +618,49 @@ fn in_dtype(policy: &Generated, a: &Arg, compute: DType) -> Result<Array, OpErro
 /// converted to it once, then `minimum(maximum(x, lo), hi)` with NumPy's NaN propagation;
 /// the three shapes broadcast together.
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
+    python_ints_fit(policy, &[x, lo, hi])?;
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
     accepts(policy, "clip", compute)?;
-    let cast = |a: &Arg| in_dtype(policy, a, compute).map(Arg::Array);
+    let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
+    let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
+    if policy.semantics.clip_bounds == ClipBounds::Checked {
+        for bound in [lo, hi] {
+            checked_bound(bound, &cast(bound)?, compute)?;
+        }
+    }
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
     let floor = binary(policy, Op::Maximum, &x, &lo)?;
     binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
+}
+
+/// `ClipBounds::Checked`: a finite Python-number bound that became ±inf in `compute` is an
+/// `overflow` error.
+fn checked_bound(bound: &Arg, converted: &Arg, compute: DType) -> Result<(), OpError> {
+    let (finite, shown) = match bound {
+        Arg::Scalar(Scalar::Float(v)) => (v.is_finite(), format!("{v:e}")),
+        Arg::Scalar(Scalar::Int(v)) => (true, v.to_string()),
+        _ => return Ok(()),
+    };
+    let Arg::Array(c) = converted else {
+        return Ok(());
+    };
+    let Data::U64(v) = super::astype(c, DType::Float64).data else {
+        return Ok(()); // a complex result: not checked
+    };
+    if finite && f64::from_bits(v[0]).is_infinite() {
+        return err(
+            ErrorKind::Overflow,
+            format!(
+                "the clip bound {} is past {}'s range (PyTorch's clamp raises: \"value cannot be \
+                 converted without overflow\"); pass a bound the result dtype holds",
+                shown,
+                compute.name()
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Whether a Python scalar is true as a condition (nonzero; NaN is true, as in NumPy).
@@ -611,6 +679,7 @@ fn truthy(s: Scalar) -> bool {
 /// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
 /// together.
 pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
+    python_ints_fit(policy, &[x, y])?;
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
@@ -622,7 +691,10 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
     };
-    let (x, y) = (in_dtype(policy, x, compute)?, in_dtype(policy, y, compute)?);
+    let (x, y) = (
+        in_dtype(policy, x, compute, false)?,
+        in_dtype(policy, y, compute, false)?,
+    );
     let full = |a: Array| {
         if a.shape == shape {
             a
