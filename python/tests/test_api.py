@@ -1,0 +1,130 @@
+"""The policy engine from Python: every shipped policy and observed table round trips."""
+
+import json
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+
+import typejoin
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OBSERVED = sorted((ROOT / "observed").glob("*.json"))
+
+
+def test_policies_lists_the_shipped_ones():
+    assert typejoin.policies() == [
+        "array-api", "jax", "jax-strict", "jax-x32", "python", "tensorflow", "torch",
+        "torch-float64",
+    ]
+    with pytest.raises(KeyError, match="no shipped policy 'numpy'"):
+        typejoin.policy("numpy")
+
+
+@pytest.mark.parametrize("name", typejoin.policies())
+def test_every_shipped_policy_round_trips(name):
+    p = typejoin.policy(name)
+    assert isinstance(p, typejoin.Policy)
+    report = p.check()
+    assert report.ok and not report.violations, str(report)
+    assert "all laws hold" in str(report)
+    table = p.table()
+    assert list(table) == p.nodes
+    for a in p.dtypes[:6]:
+        for b in p.dtypes[:6]:
+            assert table[a][b] == p.result_node(a, b)
+    # the same file from disk gives the same table
+    from_disk = typejoin.load(ROOT / "lattices" / f"{name}.toml")
+    assert from_disk.table() == table
+    assert not from_disk.diff(p)
+    assert p.to_dot().startswith("digraph")
+
+
+@pytest.mark.parametrize("path", OBSERVED, ids=lambda p: p.name)
+def test_every_observed_table_round_trips(path):
+    t = typejoin.load(path)
+    assert isinstance(t, typejoin.Table)
+    report = t.check()
+    doc = json.loads(json.dumps(report.json))
+    assert report.ok == doc["ok"] == (not report.violations)
+    assert t.table(materialise=True).keys() == t.table().keys()
+
+
+def test_joins_and_result_types_take_what_users_have():
+    import ml_dtypes
+
+    jax = typejoin.policy("jax")
+    assert jax.join("int8", "uint8") == "int16"
+    assert jax.join(np.int8, np.float16) == "float16"
+    assert jax.join("float8_e4m3fn", "float32") is None
+    assert jax.result_type(np.dtype("int8"), 1.0) == "float64"  # weak f* under x64
+    assert jax.result_type(np.zeros(3, ml_dtypes.bfloat16), 2) == "bfloat16"
+    assert jax.result_type("i8", "u8", "f16") == "float16"
+    with pytest.raises(TypeError, match="no common upper bound"):
+        jax.result_type("float8_e4m3fn", "float32")
+    with pytest.raises(ValueError, match="did you mean `float32`"):
+        jax.result_type("flaot32", "int8")
+    torch = typejoin.policy("torch")
+    x = np.zeros(3, np.int8)
+    assert torch.result_type(x, np.array(1.0)) == "float64"  # x * tensor(1., float64)
+    assert torch.result_type(x, np.array(1, np.int64)) == "int8"  # a zero-dim int64
+    assert torch.result_type(x, 1.0) == "float32"
+    assert torch.result_type(x, 2 ** 62) == "int8"
+    assert torch.result_node(x, np.array(1, np.int64)) == "int8"
+
+
+def test_numpy_measured_live_shows_the_associativity_witness():
+    t = typejoin.Table.from_library("numpy")
+    assert t.table()["int8"]["uint8"] == "int16"
+    report = t.check()
+    assert not report.ok
+    assoc = [v for v in report.violations if v.law == "associativity"]
+    assert assoc, str(report)
+    seen = {frozenset(v.dtypes) for v in typejoin.Table.from_library("numpy").check(
+        witnesses=1000).violations if v.law == "associativity"}
+    assert frozenset({"int8", "uint8", "float16"}) in seen
+    html = report._repr_html_()
+    assert "associativity" in html and "<table>" in html
+
+
+def test_diff_names_the_cells():
+    jax, strict = typejoin.policy("jax"), typejoin.policy("jax-strict")
+    d = jax.diff(strict)
+    assert d and not d.same
+    assert d.json["counts"] == json.loads(json.dumps(d.json["counts"]))
+    assert d.cells, d.text
+    assert "jax" in str(d)
+    assert not jax.diff(typejoin.policy("jax"))
+
+
+def test_safety_and_suggest():
+    jax = typejoin.policy("jax")
+    s = jax.safety()
+    assert s["policy"] == "jax"
+    assert any(c["class"] == "precision-loss" for c in s["conversions"])
+    placed = jax.suggest("float8_e4m3b11fnuz")
+    assert placed["dtype"] == "float8_e4m3b11fnuz"
+    assert placed["placements"]
+    assert not hasattr(typejoin.load(OBSERVED[0]), "safety")  # a table has no formats
+
+
+def test_errors_are_located_policy_errors():
+    bad = (ROOT / "tests" / "data" / "bad" / "kernels-conventions.toml").read_text()
+    with pytest.raises(typejoin.PolicyError) as e:
+        typejoin.Policy.from_toml(bad, "mine.toml")
+    err = e.value
+    # the CLI's snapshot of the same file: tests/it/snapshots/*kernels-conventions*
+    assert (err.path, err.line, err.column) == ("mine.toml", 10, 18)
+    assert "mine.toml:10:18" in str(err)
+    assert len(err.messages) == 3
+    with pytest.raises(typejoin.PolicyError) as e:
+        typejoin.Table.from_json('{"name": 3}', "t.json")
+    assert e.value.path == "t.json"
+    assert isinstance(e.value, ValueError)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_svg_for_notebooks():
+    svg = typejoin.policy("jax")._repr_svg_()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg

@@ -1,0 +1,119 @@
+"""The reference kernels on NumPy arrays answer every committed case as `typejoin run` does."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import typejoin
+import typejoin.reference as ref
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "kernels"
+SETS = [
+    ("cases.jsonl", "expected_jax_policy.jsonl", "jax"),
+    ("extra_cases.jsonl", "extra_expected.jsonl", "jax"),
+    ("torch_cases.jsonl", "torch_expected.jsonl", "torch"),
+]
+UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def to_array(arg):
+    d = ref.dtype_of(arg["dtype"])
+    bits = arg["bits"]
+    if d.kind == "c":
+        half = UNSIGNED[d.itemsize // 2]
+        raw = np.array([p for pair in bits for p in pair], dtype=half)
+    else:
+        raw = np.array(bits, dtype=UNSIGNED[d.itemsize])
+    return raw.view(d).reshape(arg["shape"])
+
+
+def number(v):
+    return float(v) if isinstance(v, str) else v
+
+
+def to_arg(arg):
+    if "scalar" not in arg:
+        return to_array(arg)
+    kind, v = arg["scalar"], arg["value"]
+    if kind == "bool":
+        return bool(v)
+    if kind == "int":
+        return int(v)
+    if kind == "float":
+        return float(number(v))
+    return complex(number(v[0]), number(v[1]))
+
+
+def bits_of(a):
+    if a.dtype.kind == "c":
+        half = UNSIGNED[a.dtype.itemsize // 2]
+        return [list(map(int, p)) for p in a.reshape(-1).view(half).reshape(-1, 2)]
+    return [int(b) for b in a.reshape(-1).view(UNSIGNED[a.dtype.itemsize])]
+
+
+def load(cases, expected):
+    c = [json.loads(l) for l in open(DATA / cases)]
+    e = [json.loads(l) for l in open(DATA / expected)]
+    return list(zip(c, e))
+
+
+@pytest.mark.parametrize("cases,expected,policy", SETS)
+def test_every_case_is_bit_exact(cases, expected, policy):
+    values = errors = 0
+    for case, want in load(cases, expected):
+        args = [to_arg(a) for a in case["args"]]
+        try:
+            got = ref.call(case["op"], *args, policy=policy, dtype=case.get("dtype"),
+                           axis=case.get("axis"))
+        except typejoin.KernelError as e:
+            assert "kind" in want, f"case {case['id']}: {e}"
+            assert e.kind == want["kind"], f"case {case['id']}: {e}"
+            errors += 1
+            continue
+        assert "bits" in want, f"case {case['id']}: expected {want}, got {got.dtype}"
+        assert (got.dtype.name, list(got.shape)) == (want["dtype"], want["shape"]), case["id"]
+        assert bits_of(got) == want["bits"], f"case {case['id']}"
+        values += 1
+    assert values > 0 and errors > 0
+
+
+def test_out_and_scalars():
+    x = np.array([1, 2, 127], np.int8)
+    out = np.empty(3, np.int8)
+    r = ref.add(x, 300, policy="torch", out=out)
+    assert r is out and out.tolist() == [45, 46, -85]
+    with pytest.raises(ValueError, match="out="):
+        ref.add(x, 1, policy="torch", out=np.empty(3, np.int16))
+    with pytest.raises(typejoin.KernelError) as e:
+        ref.add(x, 300, policy="jax")
+    assert e.value.kind == "overflow"
+    r = ref.multiply(np.array([0.5], np.float16), 65520.0, policy="torch")
+    assert r.dtype == np.float16 and r.tolist() == [32768.0]
+    assert ref.multiply(np.array([0.5], np.float16), 65520.0, policy="jax").tolist() == [
+        float("inf")]
+    r = ref.add(np.ones((2, 3), np.float32), np.arange(3, dtype=np.int8))
+    assert r.shape == (2, 3) and r.dtype == np.float32 and r.flags.writeable
+
+
+def test_bfloat16_and_float8_follow_ml_dtypes():
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    for name in ["bfloat16", "float8_e4m3fn", "float8_e5m2"]:
+        d = np.dtype(getattr(ml_dtypes, name))
+        a = rng.standard_normal(1000).astype(d)
+        b = rng.standard_normal(1000).astype(d)
+        got = ref.add(a, b)
+        want = (a.astype(np.float32) + b.astype(np.float32)).astype(d)
+        assert got.dtype == d
+        assert np.array_equal(got.view(np.uint8 if d.itemsize == 1 else np.uint16),
+                              want.view(np.uint8 if d.itemsize == 1 else np.uint16))
+    x = np.array([1.0, 2.5, -3.0], np.float64)
+    got = ref.astype(x, ml_dtypes.bfloat16)
+    assert got.dtype.name == "bfloat16" and got.tolist() == [1.0, 2.5, -3.0]
+    assert ref.sum(np.arange(6, dtype=np.int8).reshape(2, 3), axis=0).tolist() == [3, 5, 7]
+    assert ref.clip(np.array([1, 5, 9], np.int8), 2, 6).tolist() == [2, 5, 6]
+    assert ref.where(np.array([True, False]), np.array([1, 2], np.int8), 7).tolist() == [1, 7]

@@ -1,0 +1,305 @@
+"""typejoin: dtype promotion policies as verified data.
+
+    >>> import typejoin
+    >>> jax = typejoin.policy("jax")
+    >>> jax.result_type("int8", "uint8")
+    'int16'
+    >>> jax.check().ok
+    True
+
+Policies (``.toml``) and observed tables (``.json``, or measured live with
+:meth:`Table.from_library`) share one interface: :meth:`check`, :meth:`join`,
+:meth:`result_type`, :meth:`table`, :meth:`diff`, :meth:`to_dot`, :meth:`to_svg`. Policies
+add :meth:`Policy.safety` and :meth:`Policy.suggest`. The reference kernels are in
+:mod:`typejoin.reference`, the pytest helper in :mod:`typejoin.testing`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import _native
+from ._native import KernelError, PolicyError
+
+__all__ = [
+    "Policy", "Table", "Report", "Violation", "Diff", "PolicyError", "KernelError",
+    "load", "policy", "policies", "operand_name",
+]
+__version__ = "0.1.0"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One witness of a violated law: ``law`` (e.g. ``"associativity"``), the ``dtypes`` it
+    involves, the two sides that differ (``left``, ``right``) and a one-line ``detail``."""
+
+    law: str
+    dtypes: Tuple[str, ...]
+    left: Optional[str]
+    right: Optional[str]
+    detail: str
+
+
+class Report:
+    """The laws and lints of one policy or table. ``ok`` is true when every law holds and no
+    lint is denied; ``violations`` lists the witnesses; ``str()`` is ``typejoin check``'s
+    report, ``_repr_html_`` a table for notebooks; ``json`` the ``check --format json`` entry."""
+
+    def __init__(self, doc: Dict[str, Any], text: str):
+        self.json = doc
+        self.text = text
+        self.ok: bool = doc["ok"]
+        self.name: str = doc["name"]
+        self.laws: List[Dict[str, Any]] = doc["laws"]
+        self.lints: List[Dict[str, Any]] = doc["lints"]
+        self.violations: List[Violation] = [
+            Violation(v["law"], tuple(v["dtypes"]), v["left"], v["right"], v["detail"])
+            for v in doc["violations"]
+        ]
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        state = "ok" if self.ok else f"{len(self.violations)} violation(s)"
+        return f"<Report {self.name}: {state}>"
+
+    def _repr_html_(self) -> str:
+        mark = "✓" if self.ok else "✗"
+        rows = "".join(
+            f"<tr><td>{html.escape(law['law'])}</td><td>{html.escape(str(law['status']))}</td>"
+            f"<td>{law['count']}</td></tr>"
+            for law in self.laws
+        )
+        witnesses = "".join(
+            f"<li><b>{html.escape(v.law)}</b>: {html.escape(v.detail)}</li>"
+            for v in self.violations
+        )
+        return (
+            f"<div><p>{mark} <b>{html.escape(self.name)}</b></p>"
+            f"<table><tr><th>law</th><th>status</th><th>count</th></tr>{rows}</table>"
+            + (f"<ul>{witnesses}</ul>" if witnesses else "")
+            + "</div>"
+        )
+
+
+class Diff:
+    """Where two policies or tables disagree: ``same``, ``str()`` the text of ``typejoin
+    diff``, ``json`` its JSON document (``cells``: its ``entries``, one per differing cell)."""
+
+    def __init__(self, same: bool, text: str, doc: Dict[str, Any]):
+        self.same = same
+        self.text = text
+        self.json = doc
+        self.cells: List[Dict[str, Any]] = doc.get("entries", [])
+
+    def __bool__(self) -> bool:
+        return not self.same
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<Diff: {'same' if self.same else f'{len(self.cells)} cell(s) differ'}>"
+
+
+def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
+    """The typejoin operand name of ``x``: a name is kept; a Python ``bool``/``int``/
+    ``float``/``complex`` is the weak ``b*``/``i*``/``f*``/``c*`` (``bool`` where the policy
+    has no ``b*``); a NumPy (or ml_dtypes) dtype, scalar type or array is its dtype, a 0-d
+    array ``dtype@0d`` where ``ruleset`` has that category."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool):
+        if ruleset is not None:
+            try:
+                ruleset._native.result_type(["b*"])
+                return "b*"
+            except ValueError:
+                pass
+        return "bool"
+    if isinstance(x, int):
+        return "i*"
+    if isinstance(x, float):
+        return "f*"
+    if isinstance(x, complex):
+        return "c*"
+    import numpy as np
+
+    if isinstance(x, np.ndarray):
+        name = x.dtype.name
+        if x.ndim == 0 and ruleset is not None and f"{name}@0d" in ruleset._node_set:
+            return f"{name}@0d"
+        return name
+    if isinstance(x, np.generic):
+        return x.dtype.name
+    try:
+        return np.dtype(x).name
+    except TypeError:
+        pass
+    name = getattr(x, "name", None) or str(x)
+    return name.replace("torch.", "")
+
+
+class _Ruleset:
+    """What policies and tables share."""
+
+    def __init__(self, native: "_native.Loaded", path: str):
+        self._native = native
+        self.path = path
+        self._node_set = frozenset(native.nodes)
+
+    @property
+    def name(self) -> str:
+        """The policy's or table's name."""
+        return self._native.name
+
+    @property
+    def nodes(self) -> List[str]:
+        """Every node in table order: dtypes, weak types (``i*``), category nodes
+        (``int8@0d``)."""
+        return list(self._native.nodes)
+
+    @property
+    def dtypes(self) -> List[str]:
+        """The concrete dtypes (nodes that are neither weak types nor category nodes)."""
+        return [n for n in self._native.nodes if "*" not in n and "@" not in n]
+
+    def check(self, witnesses: int = 3) -> Report:
+        """The lattice laws (exhaustive engine) and the policy's lints."""
+        doc, text = self._native.check(witnesses)
+        return Report(json.loads(doc), text)
+
+    def join(self, a: Any, b: Any) -> Optional[str]:
+        """The dtype ``a`` and ``b`` promote to (as the library returns it), ``None`` when
+        they do not promote."""
+        return self.result_type(a, b, _raise=False)
+
+    def result_type(self, *operands: Any, _raise: bool = True) -> Optional[str]:
+        """The dtype the operands promote to, as the library returns it (a weak result is
+        materialised: JAX's ``f*`` is ``float64`` under x64). Operands may be dtype names,
+        NumPy/ml_dtypes dtypes, arrays (a 0-d array is a zero-dim operand where the policy
+        has that category), or Python scalars (weak). Raises ``TypeError`` when there is no
+        result (the library raises)."""
+        names = [operand_name(o, self) for o in operands]
+        node, dtype, error = self._native.result_type(names)
+        if dtype is None and _raise:
+            raise TypeError(f"{' ∨ '.join(names)}: {error}")
+        return dtype
+
+    def result_node(self, *operands: Any) -> Optional[str]:
+        """The node of the result (``f*``, ``int8@0d``), not materialised."""
+        node, _, _ = self._native.result_type([operand_name(o, self) for o in operands])
+        return node
+
+    def table(self, materialise: bool = False) -> Dict[str, Dict[str, Optional[str]]]:
+        """Every cell: ``table()[a][b]`` is the join node of ``a`` and ``b`` (``None``: no
+        join); ``materialise=True`` gives dtypes as the library returns them."""
+        names, rows = self._native.table(materialise)
+        return {a: dict(zip(names, row)) for a, row in zip(names, rows)}
+
+    def diff(self, other: "_Ruleset", materialise: bool = True) -> Diff:
+        """Where ``self`` and ``other`` disagree (``typejoin diff``)."""
+        same, text, doc = self._native.diff(other._native, materialise)
+        return Diff(same, text, json.loads(doc))
+
+    def to_dot(self) -> str:
+        """The Hasse diagram as Graphviz DOT text."""
+        return self._native.dot()
+
+    def to_svg(self) -> str:
+        """The Hasse diagram as SVG (needs Graphviz's ``dot`` on PATH)."""
+        return _native.render(self.to_dot(), "svg").decode()
+
+    def _repr_svg_(self) -> Optional[str]:
+        try:
+            return self.to_svg()
+        except RuntimeError:
+            return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}: {len(self.nodes)} nodes>"
+
+
+class Policy(_Ruleset):
+    """A promotion policy: a DAG of dtypes (``lattices/*.toml``, docs/format.md)."""
+
+    @classmethod
+    def from_toml(cls, text: str, path: str = "<string>.toml") -> "Policy":
+        """A policy from TOML text; errors raise :class:`PolicyError` located in ``path``."""
+        loaded = _load_text(path, text)
+        if not isinstance(loaded, Policy):
+            raise PolicyError(f"{path}: not a policy (a table?)")
+        return loaded
+
+    def safety(self) -> Dict[str, Any]:
+        """What every edge and join does to values (``typejoin safety --format json``)."""
+        doc, _ = self._native.safety()
+        return json.loads(doc)
+
+    def suggest(self, name: str, format_of: Optional[str] = None, max_degree: int = 2,
+                top: int = 5) -> Dict[str, Any]:
+        """Where a new dtype ``name`` can go (``typejoin suggest --format json``);
+        ``format_of`` declares its format when the name is not in the catalogue (e.g.
+        ``"float:e4m3:bias7"``, docs/format.md)."""
+        doc, _ = self._native.suggest(name, format_of, max_degree, top)
+        return json.loads(doc)
+
+
+class Table(_Ruleset):
+    """A library's measured promotion table (``observed/*.json``)."""
+
+    @classmethod
+    def from_json(cls, text: str, path: str = "<string>.json") -> "Table":
+        """A table from observed-table JSON (docs/format.md)."""
+        loaded = _load_text(path, text)
+        if not isinstance(loaded, Table):
+            raise PolicyError(f"{path}: not an observed table")
+        return loaded
+
+    @classmethod
+    def from_library(cls, name: str) -> "Table":
+        """Measures the installed library ``name`` in this process: ``"numpy"`` (with
+        ml_dtypes when installed), ``"jax"`` (x64), ``"torch"``, ``"torch-categories"``,
+        ``"tensorflow-all"``, ``"tensorflow-safe"``, ``"array_api_strict"``, ``"tinygrad"``
+        (as ``scripts/dump_table.py`` does). Raises ``ImportError`` when it is not
+        installed."""
+        from . import measure
+
+        doc = measure.dump(name.replace("_", "-"))
+        return cls.from_json(json.dumps(doc), f"live/{doc['name']}-{doc.get('version', '')}.json")
+
+
+def _load_text(path: str, text: str) -> Union[Policy, Table]:
+    native = _native.parse(path, text)
+    return (Policy if native.kind == "policy" else Table)(native, path)
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> Union[Policy, Table]:
+    """A policy (``.toml``) or observed table (``.json``) from a file."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return _load_text(path, text)
+
+
+_SHIPPED = dict(_native.shipped())
+
+
+def policies() -> List[str]:
+    """The names of the shipped policies (``"jax"``, ``"jax-x32"``, ``"array-api"``, …)."""
+    return sorted(_SHIPPED)
+
+
+def policy(name: str) -> Policy:
+    """A shipped policy by name (embedded in the package)."""
+    if name not in _SHIPPED:
+        raise KeyError(f"no shipped policy {name!r}; the policies are {', '.join(policies())}")
+    return Policy.from_toml(_SHIPPED[name], f"lattices/{name}.toml")

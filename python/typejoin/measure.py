@@ -1,0 +1,516 @@
+"""Measuring a live library's binary promotion table in this process, as an observed table.
+
+``dump(name)`` returns the observed-table document (docs/format.md) of the installed library
+``name``; :meth:`typejoin.Table.from_library` parses it, ``scripts/dump_table.py`` writes it.
+
+LIBRARY is one of:
+  numpy             np.add on 1-element arrays (NEP 50), with every ml_dtypes type when
+                    ml_dtypes is installed;
+  jax               jnp.add with jax_enable_x64, standard promotion, every dtype jax.numpy
+                    knows; a weakly typed result is written as i*/f*/c*;
+  torch             torch.result_type on 1-element tensors (PyTorch's category rules);
+  array-api-strict  xp.add on 1-element arrays of array_api_strict (the standard's
+                    reference implementation);
+  (and torch-categories, tensorflow, tinygrad: see DUMPS).
+
+Each table has the Python scalars `0`, `0.0` and `0j` as the weak types i*, f*, c*
+(`result["i*"]["i*"]` is what the library makes of two Python ints). `null` means the call
+raised; `errors["a|b"]` names the exception. Keys are in dtype order, so a re-run with the
+same versions gives the same document. This module imports no part of typejoin.
+"""
+
+import json
+import os
+import platform
+import sys
+import warnings
+
+# tinygrad picks its device when imported (even by `installed`): its pure-Python device needs
+# no accelerator, and the dtypes it computes are the same on every device.
+os.environ.setdefault("DEV", "PYTHON")
+
+WEAK = [("i*", 0), ("f*", 0.0), ("c*", 0j)]
+
+# Canonical typejoin names of the dtypes a library may have, in table order.
+ORDER = [
+    "bool",
+    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
+    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+    "float8_e5m2fnuz", "float8_e8m0fnu",
+    "bfloat16", "float16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+]
+
+# PyTorch's catalogue beyond ORDER, in its table order: sub-byte integers of every width, the
+# packed float4, and the opaque bit and quantized types.
+TORCH_ORDER = [
+    "bool",
+    "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
+    "uint8", "uint16", "uint32", "uint64",
+    "int1", "int2", "int3", "int4", "int5", "int6", "int7",
+    "int8", "int16", "int32", "int64",
+    "float4_e2m1fn_x2", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "bfloat16", "float16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+    "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16",
+    "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
+]
+
+# The dtypes PyTorch's n-ary rule forms a lattice over (docs/categories.md); the triples are
+# measured over these in both tensor categories.
+TORCH_CORE = [
+    "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "bfloat16", "float32", "float64",
+    "complex32", "bcomplex32", "complex64", "complex128",
+]
+
+
+def pairs(operands, combine):
+    """`combine(a, b)` over every ordered pair of operand names: the `result` rows (null
+    where it raised) and the `errors` (the exception's name by `a|b`)."""
+    result, errors = {}, {}
+    for a in operands:
+        row = {}
+        for b in operands:
+            try:
+                row[b] = combine(a, b)
+            except Exception as e:  # the library refused the pair: that is the datum
+                row[b] = None
+                errors[f"{a}|{b}"] = type(e).__name__
+        result[a] = row
+    return result, errors
+
+
+def table(library, version, mode, notes, names, combine):
+    """Runs `combine(a, b)` over every ordered pair of operand names (dtypes and weak
+    scalars); it returns a result name or raises."""
+    operands = names + [w for w, _ in WEAK]
+    result, errors = pairs(operands, combine)
+    return {
+        "name": library.replace(".", "_").replace("-", "_"),
+        "library": library,
+        "version": version,
+        "versions": {"python": platform.python_version(), library: version},
+        "mode": mode,
+        "dtypes": operands,
+        "result": result,
+        "errors": errors,
+        "notes": notes,
+    }
+
+
+def scalar(name):
+    return dict(WEAK)[name]
+
+
+def dump_numpy():
+    import numpy as np
+
+    dtypes = {n: np.dtype(n) for n in ["bool", "uint8", "uint16", "uint32", "uint64",
+                                       "int8", "int16", "int32", "int64",
+                                       "float16", "float32", "float64",
+                                       "complex64", "complex128"]}
+    version = np.__version__
+    try:
+        import ml_dtypes
+
+        for n in ORDER:
+            if n not in dtypes and hasattr(ml_dtypes, n):
+                dtypes[n] = np.dtype(getattr(ml_dtypes, n))
+        version_note = f"ml_dtypes {ml_dtypes.__version__}"
+    except ImportError:
+        version_note = "without ml_dtypes"
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        return scalar(n) if n.endswith("*") else np.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = np.add(operand(a), operand(b))
+        return by_dtype.get(out.dtype, out.dtype.name)
+
+    return table(
+        "numpy", version, "np.add (NEP 50)",
+        [
+            "result[a][b] = np.add(A, B).dtype with A = np.zeros(1, dtype=a) or the Python "
+            "scalar 0/0.0/0j for i*/f*/c*; null = np.add raised.",
+            f"NEP 50 weak-scalar semantics; {version_note}.",
+        ],
+        names, combine,
+    )
+
+
+def dump_jax():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_numpy_dtype_promotion", "standard")
+    import jax.numpy as jnp
+    import numpy as np
+
+    dtypes = {}
+    for n in ORDER:
+        d = getattr(jnp, n, None)
+        if d is None:
+            continue
+        try:
+            dtypes[n] = np.dtype(d)
+        except TypeError:
+            continue
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        if n.endswith("*"):
+            return scalar(n)
+        return jax.ShapeDtypeStruct((), dtypes[n])
+
+    def combine(a, b):
+        # eval_shape decides the promotion without compiling: scalars are closed over.
+        xs = [operand(a), operand(b)]
+        arrays = [x for x in xs if not isinstance(x, (int, float, complex))]
+
+        def f(*args):
+            it = iter(args)
+            return jnp.add(*[next(it) if not isinstance(x, (int, float, complex)) else x
+                             for x in xs])
+
+        out = jax.eval_shape(f, *arrays)
+        name = by_dtype.get(np.dtype(out.dtype), str(out.dtype))
+        if getattr(out, "weak_type", False):
+            kind = np.dtype(out.dtype).kind
+            return {"b": "bool", "i": "i*", "u": "i*", "f": "f*", "c": "c*"}.get(kind, name)
+        return name
+
+    return table(
+        "jax.numpy", jax.__version__, "standard, jax_enable_x64=True",
+        [
+            "result[a][b] = jax.eval_shape(jnp.add, A, B) with A a scalar of dtype a or the "
+            "Python scalar 0/0.0/0j for i*/f*/c*; a weakly typed result is written i*/f*/c*.",
+            "null = jnp.add raised (TypePromotionError unless errors says otherwise).",
+        ],
+        names, combine,
+    )
+
+
+def dump_torch():
+    import torch
+
+    dtypes = {}
+    for n in ORDER:
+        d = getattr(torch, n, None)
+        if isinstance(d, torch.dtype):
+            dtypes[n] = d
+    names = [n for n in ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def operand(n):
+        if n.endswith("*"):
+            return scalar(n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "ComplexHalf support is experimental"
+            return torch.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        out = torch.result_type(operand(a), operand(b))
+        return by_dtype.get(out, str(out).removeprefix("torch."))
+
+    return table(
+        "torch", torch.__version__, "torch.result_type",
+        [
+            "result[a][b] = torch.result_type(A, B) with A = torch.zeros(1, dtype=a) or the "
+            "Python scalar 0/0.0/0j for i*/f*/c*; null = it raised.",
+            "Dimensioned tensors: zero-dim tensors follow PyTorch's separate category rules.",
+        ],
+        names, combine,
+    )
+
+
+def dump_torch_categories_float64():
+    """dump_torch_categories after torch.set_default_dtype(torch.float64)."""
+    import torch
+
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        doc = dump_torch_categories()
+    finally:
+        torch.set_default_dtype(previous)
+    doc["name"] = "torch_categories_float64"
+    doc["mode"] = "torch.result_type by operand category, default dtype float64"
+    doc["notes"].append("Measured after torch.set_default_dtype(torch.float64).")
+    return doc
+
+
+def dump_torch_categories():
+    """Every torch dtype as a dimensioned tensor (`int8`) and a zero-dim tensor (`int8@0d`),
+    with the Python scalars False, 0, 0.0, 0j (`b*`, `i*`, `f*`, `c*`): torch.result_type of
+    every pair, and the n-ary result of every triple of tensor operands over TORCH_CORE."""
+    import itertools
+
+    import torch
+
+    dtypes = {}
+    for n in TORCH_ORDER:
+        d = getattr(torch, n, None)
+        if isinstance(d, torch.dtype):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.empty(1, dtype=d)
+            except Exception:
+                continue
+            dtypes[n] = d
+    names = [n for n in TORCH_ORDER if n in dtypes]
+    by_dtype = {d: n for n, d in dtypes.items()}
+    scalars = [("b*", False), ("i*", 0), ("f*", 0.0), ("c*", 0j)]
+    operands = [x for n in names for x in (n, f"{n}@0d")] + [w for w, _ in scalars]
+
+    def operand(n, device="cpu"):
+        if n.endswith("*"):
+            return dict(scalars)[n]
+        base, _, cat = n.partition("@")
+        shape = () if cat == "0d" else (2,)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.empty(shape, dtype=dtypes[base], device=device)
+
+    def name(d):
+        return by_dtype.get(d, str(d).removeprefix("torch."))
+
+    result, errors = pairs(operands, lambda a, b: name(torch.result_type(operand(a), operand(b))))
+
+    # The n-ary result: addcmul's TensorIterator computes one common dtype over its three
+    # tensor operands (on the meta device, so no kernel runs and no dtype is refused for
+    # lack of one); it is not a fold of binary result_type. No ternary op takes a Python
+    # number as a tensor operand, so triples with a scalar are PyTorch's own Python rule,
+    # torch._prims_common.elementwise_dtypes (what torch.compile uses), which equals addcmul
+    # on every tensor triple here and result_type on every pair with a tensor.
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    core = [x for n in TORCH_CORE if n in dtypes for x in (n, f"{n}@0d")]
+    core += [w for w, _ in scalars]
+    triples = {}
+    for a, b, c in itertools.product(core, repeat=3):
+        key = f"{a}|{b}|{c}"
+        args = [operand(x, "meta") for x in (a, b, c)]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if any(x.endswith("*") for x in (a, b, c)):
+                    out = elementwise_dtypes(
+                        *args, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)[1]
+                else:
+                    out = torch.addcmul(*args).dtype
+            triples[key] = name(out)
+        except Exception as e:
+            triples[key] = None
+            errors[key] = type(e).__name__
+    version = torch.__version__.split("+")[0]
+    return {
+        "name": "torch_categories",
+        "library": "torch",
+        "version": version,
+        "versions": {"python": platform.python_version(), "torch": version},
+        "mode": "torch.result_type by operand category, default dtype float32",
+        "materialised": True,
+        "dtypes": operands,
+        "result": result,
+        "triples": triples,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = torch.result_type(A, B): A = torch.empty(2, dtype=a) for `a`, "
+            "torch.empty((), dtype=a) for `a@0d`, the Python scalar False/0/0.0/0j for "
+            "b*/i*/f*/c*; each cell is the dtype PyTorch returns (materialised); null = it raised.",
+            "triples[a|b|c] = torch.addcmul(A, B, C).dtype on the meta device, over the "
+            "dtypes the categories form a lattice on, in both tensor categories; with a Python "
+            "scalar among them, torch._prims_common.elementwise_dtypes(A, B, C) (DEFAULT).",
+        ],
+    }
+
+
+def dump_tensorflow(mode):
+    """TensorFlow's flexible dtypes (`tnp.experimental_enable_numpy_behavior(
+    dtype_conversion_mode=mode)`), by `flexible_dtypes.result_type`: every dtype as a tensor, the
+    Python scalars 0, 0.0, 0j (weak int32, float32, complex128: `i*`, `f*`, `c*`), and the weak
+    int64 and float64 tensors (`int64@weak`, `float64@weak`); pairs and every triple. A weak
+    result is a node too: weak int32 is `i*`, weak int64 `int64@weak`."""
+    import itertools
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    import tensorflow.experimental.numpy as tnp
+    from tensorflow.python.framework import flexible_dtypes, weak_tensor
+
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=mode)
+    strong = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+              "bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
+    weak_names = {"int32": "i*", "float32": "f*", "complex128": "c*",
+                  "int64": "int64@weak", "float64": "float64@weak"}
+    scalars = {"i*": 0, "f*": 0.0, "c*": 0j}
+    operands = strong + ["i*", "f*", "c*", "int64@weak", "float64@weak"]
+
+    def operand(n):
+        if n in scalars:
+            return scalars[n]
+        base, _, cat = n.partition("@")
+        t = tf.zeros((), dtype=getattr(tf, base))
+        return weak_tensor.WeakTensor.from_tensor(t) if cat == "weak" else t
+
+    def name(result):
+        dtype, weak = result
+        return weak_names[dtype.name] if weak else dtype.name
+
+    made = {n: operand(n) for n in operands}
+    result, errors = pairs(
+        operands, lambda a, b: name(flexible_dtypes.result_type(made[a], made[b])))
+    triples = {}
+    for a, b, c in itertools.product(operands, repeat=3):
+        key = f"{a}|{b}|{c}"
+        try:
+            triples[key] = name(flexible_dtypes.result_type(made[a], made[b], made[c]))
+        except Exception as e:
+            triples[key] = None
+            errors[key] = type(e).__name__
+    return {
+        "name": f"tensorflow_{mode}",
+        "library": "tensorflow",
+        "version": tf.__version__,
+        "versions": {"python": platform.python_version(), "tensorflow": tf.__version__},
+        "mode": f"flexible dtypes, dtype_conversion_mode={mode!r}",
+        "dtypes": operands,
+        "result": result,
+        "triples": triples,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = flexible_dtypes.result_type(A, B) after "
+            f"tnp.experimental_enable_numpy_behavior(dtype_conversion_mode={mode!r}): A = "
+            "tf.zeros((), a), the Python scalar 0/0.0/0j for i*/f*/c*, or a WeakTensor for "
+            "int64@weak/float64@weak; null = it raised.",
+            "A weak result is its node: weak int32 is i* (a Python int is a weak int32), weak "
+            "float32 f*, weak complex128 c*.",
+            "triples[a|b|c] = flexible_dtypes.result_type(A, B, C).",
+        ],
+    }
+
+
+def dump_tinygrad():
+    """tinygrad: `(A + B).dtype` on 1-element tensors (lazy: nothing runs), the Python scalars
+    0 and 0.0 as tinygrad's weak `i*`/`f*` (a result that stays weak is written so); two scalars
+    by `least_upper_dtype` of the weak dtypes."""
+    import tinygrad
+    from tinygrad import Tensor, dtypes
+    from tinygrad.dtype import least_upper_dtype
+
+    names = {
+        "bool": dtypes.bool, "uint8": dtypes.uint8, "uint16": dtypes.uint16,
+        "uint32": dtypes.uint32, "uint64": dtypes.uint64, "int8": dtypes.int8,
+        "int16": dtypes.int16, "int32": dtypes.int32, "int64": dtypes.int64,
+        "float8_e4m3fn": dtypes.fp8e4m3, "float8_e4m3fnuz": dtypes.fp8e4m3fnuz,
+        "float8_e5m2": dtypes.fp8e5m2, "float8_e5m2fnuz": dtypes.fp8e5m2fnuz,
+        "bfloat16": dtypes.bfloat16, "float16": dtypes.float16, "float32": dtypes.float32,
+        "float64": dtypes.float64,
+    }
+    weak = {"i*": (0, dtypes.weakint), "f*": (0.0, dtypes.weakfloat)}
+    by_dtype = {d: n for n, d in names.items()}
+    by_dtype[dtypes.weakint] = "i*"
+    by_dtype[dtypes.weakfloat] = "f*"
+    order = [n for n in ORDER if n in names]
+
+    def combine(a, b):
+        if a in weak and b in weak:
+            out = least_upper_dtype(weak[a][1], weak[b][1])
+        else:
+            x = weak[a][0] if a in weak else Tensor([0], dtype=names[a])
+            y = weak[b][0] if b in weak else Tensor([0], dtype=names[b])
+            out = (x + y).dtype
+        return by_dtype.get(out, str(out))
+
+    operands = order + list(weak)
+    result, errors = pairs(operands, combine)
+    version = getattr(tinygrad, "__version__", None)
+    if version is None:
+        from importlib.metadata import version as v
+
+        version = v("tinygrad")
+    return {
+        "name": "tinygrad",
+        "library": "tinygrad",
+        "version": version,
+        "versions": {"python": platform.python_version(), "tinygrad": version},
+        "mode": "(A + B).dtype",
+        "dtypes": operands,
+        "result": result,
+        "errors": errors,
+        "notes": [
+            "result[a][b] = (A + B).dtype with A = Tensor([0], dtype=a) or the Python scalar "
+            "0/0.0 for i*/f*; a result that stays weak (dtypes.weakint/weakfloat) is i*/f*; two "
+            "scalars: least_upper_dtype(weakint/weakfloat); null = it raised.",
+            "fp8e4m3 is float8_e4m3fn, fp8e5m2 float8_e5m2 (and their fnuz variants).",
+        ],
+    }
+
+
+def dump_array_api_strict():
+    import array_api_strict as xp
+
+    dtypes = {n: getattr(xp, n) for n in ORDER if hasattr(xp, n)}
+    names = [n for n in ORDER if n in dtypes]
+
+    def operand(n):
+        return scalar(n) if n.endswith("*") else xp.zeros(1, dtype=dtypes[n])
+
+    def combine(a, b):
+        out = xp.result_type(operand(a), operand(b))
+        for n, d in dtypes.items():
+            if out == d:
+                return n
+        return str(out)
+
+    return table(
+        "array-api-strict", xp.__version__, "xp.result_type",
+        [
+            "result[a][b] = xp.result_type(A, B) with A = xp.zeros(1, dtype=a) or the Python "
+            "scalar 0/0.0/0j for i*/f*/c*; null = it raised (two Python scalars are not "
+            "an array operation, and a Python float only promotes with floating arrays).",
+        ],
+        names, combine,
+    )
+
+
+DUMPS = {
+    "numpy": ("numpy", dump_numpy),
+    "jax": ("jax", dump_jax),
+    "torch": ("torch", dump_torch),
+    "torch-categories": ("torch", dump_torch_categories),
+    "torch-categories-float64": ("torch", dump_torch_categories_float64),
+    "tinygrad": ("tinygrad", dump_tinygrad),
+    "tensorflow-all": ("tensorflow", lambda: dump_tensorflow("all")),
+    "tensorflow-safe": ("tensorflow", lambda: dump_tensorflow("safe")),
+    "array-api-strict": ("array_api_strict", dump_array_api_strict),
+}
+
+
+def installed(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def dump(name):
+    """The observed-table document of the installed library ``name`` (a key of ``DUMPS``);
+    ``ImportError`` when it is not installed, ``KeyError`` for an unknown name."""
+    if name not in DUMPS:
+        raise KeyError(f"unknown library {name!r}; measurable: {', '.join(DUMPS)}")
+    module, fn = DUMPS[name]
+    if not installed(module):
+        raise ImportError(f"`{module}` is not installed (pip install {name})")
+    return fn()
