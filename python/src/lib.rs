@@ -281,13 +281,7 @@ fn kernel_ops() -> Vec<(&'static str, &'static str)> {
 /// it holds a reference to.
 unsafe fn read_data(dtype: DType, address: usize, nbytes: usize) -> PyResult<Data> {
     use typejoin::numeric::dtype::Unit;
-    let unit = match dtype.unit() {
-        Unit::U8 => 1,
-        Unit::U16 => 2,
-        Unit::U32 => 4,
-        Unit::U64 | Unit::C64 => 8,
-        Unit::C128 => 16,
-    };
+    let unit = dtype.unit().bytes();
     if !nbytes.is_multiple_of(unit) {
         return Err(PyValueError::new_err(format!(
             "{nbytes} bytes are not a whole number of {} elements",
@@ -295,12 +289,13 @@ unsafe fn read_data(dtype: DType, address: usize, nbytes: usize) -> PyResult<Dat
         )));
     }
     let n = nbytes / unit;
-    /// `n` elements of `T` copied from `address` (one memcpy).
+    /// `v` (emptied) holding `n` elements of `T` copied from `address` (one memcpy).
     ///
     /// # Safety
     /// `n * size_of::<T>()` readable bytes at `address`; `T` a plain integer (array).
-    unsafe fn copied<T: Copy + Default>(address: usize, n: usize) -> Vec<T> {
-        let mut v = Vec::<T>::with_capacity(n);
+    unsafe fn copied<T: Copy>(mut v: Vec<T>, address: usize, n: usize) -> Vec<T> {
+        v.clear();
+        v.reserve(n);
         // SAFETY: the caller's contract covers the source; the destination has capacity for
         // `n` elements; integers have no invalid bit patterns, so `set_len` after the copy
         // exposes only initialised values.
@@ -317,17 +312,64 @@ unsafe fn read_data(dtype: DType, address: usize, nbytes: usize) -> PyResult<Dat
     if n == 0 {
         return Ok(Data::zeros(dtype.unit(), 0));
     }
-    // SAFETY (each arm): the caller's contract: `nbytes` = `n` elements readable at `address`.
-    Ok(unsafe {
-        match dtype.unit() {
-            Unit::U8 => Data::U8(copied(address, n)),
-            Unit::U16 => Data::U16(copied(address, n)),
-            Unit::U32 => Data::U32(copied(address, n)),
-            Unit::U64 => Data::U64(copied(address, n)),
-            Unit::C64 => Data::C64(copied(address, n)),
-            Unit::C128 => Data::C128(copied(address, n)),
-        }
+    macro_rules! fill {
+        ($variant:ident) => {{
+            let v = match spare(dtype.unit(), n) {
+                Some(Data::$variant(v)) => v,
+                _ => Vec::new(),
+            };
+            // SAFETY: the caller's contract: `nbytes` = `n` elements readable at `address`.
+            Data::$variant(unsafe { copied(v, address, n) })
+        }};
+    }
+    Ok(match dtype.unit() {
+        Unit::U8 => fill!(U8),
+        Unit::U16 => fill!(U16),
+        Unit::U32 => fill!(U32),
+        Unit::U64 => fill!(U64),
+        Unit::C64 => fill!(C64),
+        Unit::C128 => fill!(C128),
     })
+}
+
+/// Storage of earlier calls' operands and results, reused for the next operands' copies: a
+/// fresh allocation of tens of megabytes is paid again in page faults on every call (most of
+/// `reference.add`'s time at 1e7 elements on this project's machine), memory the process has
+/// touched is not. At most [`SPARE_BYTES`] are kept.
+static SPARE: std::sync::Mutex<Vec<Data>> = std::sync::Mutex::new(Vec::new());
+const SPARE_BYTES: usize = 256 << 20;
+
+fn capacity_bytes(d: &Data) -> usize {
+    match d {
+        Data::U8(v) => v.capacity(),
+        Data::U16(v) => v.capacity() * 2,
+        Data::U32(v) => v.capacity() * 4,
+        Data::U64(v) => v.capacity() * 8,
+        Data::C64(v) => v.capacity() * 8,
+        Data::C128(v) => v.capacity() * 16,
+    }
+}
+
+/// A kept buffer of `unit` with room for `n` elements, if there is one.
+fn spare(unit: typejoin::numeric::dtype::Unit, n: usize) -> Option<Data> {
+    let mut kept = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+    let i = kept
+        .iter()
+        .position(|d| d.unit() == unit && capacity_bytes(d) >= n * unit.bytes())?;
+    Some(kept.swap_remove(i))
+}
+
+/// Keeps `d` for a later call (the oldest kept go first beyond [`SPARE_BYTES`]).
+fn recycle(d: Data) {
+    let bytes = capacity_bytes(&d);
+    if !(1 << 20..=SPARE_BYTES).contains(&bytes) {
+        return; // small buffers come cheap; a huge one is not kept
+    }
+    let mut kept = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+    kept.push(d);
+    while kept.iter().map(capacity_bytes).sum::<usize>() > SPARE_BYTES {
+        kept.remove(0);
+    }
 }
 
 /// The bytes of an array's storage (native-endian).
@@ -406,7 +448,15 @@ fn run<'py>(
         axis,
     };
     let result = py
-        .detach(|| ops::apply(generated, op, &args, options))
+        .detach(|| {
+            let r = ops::apply(generated, op, &args, options);
+            for a in args {
+                if let Arg::Array(a) = a {
+                    recycle(a.into_data());
+                }
+            }
+            r
+        })
         .map_err(|e| {
             let err = KernelError::new_err(e.message.clone());
             let _ = err.value(py).setattr("kind", e.kind.key());
@@ -416,7 +466,7 @@ fn run<'py>(
     let nbytes = if unit == 0 {
         0
     } else {
-        result.len() * bytes_per_element(result.dtype())
+        result.len() * result.dtype().unit().bytes()
     };
     let (name, shape) = (result.dtype().name().to_string(), result.shape().to_vec());
     match out {
@@ -433,24 +483,14 @@ fn run<'py>(
                 let dst = unsafe { std::slice::from_raw_parts_mut(address as *mut u8, size) };
                 py.detach(|| dst.copy_from_slice(bytes_of(result.data())));
             }
+            recycle(result.into_data());
             Ok((name, shape, None))
         }
-        None => Ok((
-            name,
-            shape,
-            Some(PyByteArray::new(py, bytes_of(result.data()))),
-        )),
-    }
-}
-
-fn bytes_per_element(d: DType) -> usize {
-    use typejoin::numeric::dtype::Unit;
-    match d.unit() {
-        Unit::U8 => 1,
-        Unit::U16 => 2,
-        Unit::U32 => 4,
-        Unit::U64 | Unit::C64 => 8,
-        Unit::C128 => 16,
+        None => {
+            let buf = PyByteArray::new(py, bytes_of(result.data()));
+            recycle(result.into_data());
+            Ok((name, shape, Some(buf)))
+        }
     }
 }
 

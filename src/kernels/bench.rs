@@ -117,7 +117,7 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         let to = dtype(to.ok_or_else(|| usage("astype needs --to".into(), "e.g. --to float32"))?)?;
         let mut out = Array::zeros(to, vec![n])
             .map_err(|e| LoadError::one(Diagnostic::file("-n", e.to_string())))?;
-        let bytes = n * (unit_bytes(a.dtype()) + unit_bytes(to));
+        let bytes = n * (a.dtype().unit().bytes() + to.unit().bytes());
         (
             to.name().to_string(),
             None,
@@ -168,7 +168,7 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
                 let d = dtype(rhs_name)?;
                 (
                     Arg::Array(random(d, &mut rng)),
-                    unit_bytes(d),
+                    d.unit().bytes(),
                     d.name().to_string(),
                 )
             }
@@ -176,7 +176,7 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         let x = Arg::Array(a);
         let probe = ops::binary(policy, o, &x, &y)
             .map_err(|e| usage(e.message, "pick dtypes the policy promotes"))?;
-        let bytes = n * (unit_bytes(x_dtype(&x)) + rhs_bytes + unit_bytes(probe.dtype()));
+        let bytes = n * (x_dtype(&x).unit().bytes() + rhs_bytes + probe.dtype().unit().bytes());
         let name = probe.dtype().name().to_string();
         let mut out = probe;
         (
@@ -227,17 +227,5 @@ fn x_dtype(a: &crate::kernels::ops::Arg) -> crate::numeric::dtype::DType {
     match a {
         crate::kernels::ops::Arg::Array(a) => a.dtype(),
         crate::kernels::ops::Arg::Scalar(_) => unreachable!("bench operands are arrays"),
-    }
-}
-
-/// Bytes of one storage unit.
-fn unit_bytes(d: crate::numeric::dtype::DType) -> usize {
-    use crate::numeric::dtype::Unit;
-    match d.unit() {
-        Unit::U8 => 1,
-        Unit::U16 => 2,
-        Unit::U32 => 4,
-        Unit::U64 | Unit::C64 => 8,
-        Unit::C128 => 16,
     }
 }

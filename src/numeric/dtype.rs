@@ -222,6 +222,19 @@ pub enum Unit {
     C128,
 }
 
+impl Unit {
+    /// Bytes of one element's storage (a complex unit holds both parts).
+    pub fn bytes(self) -> usize {
+        match self {
+            Unit::U8 => 1,
+            Unit::U16 => 2,
+            Unit::U32 => 4,
+            Unit::U64 | Unit::C64 => 8,
+            Unit::C128 => 16,
+        }
+    }
+}
+
 impl DType {
     /// The dtype of a canonical name (weak names and names outside the catalogue have none).
     pub fn named(name: &str) -> Option<DType> {
