@@ -395,7 +395,34 @@ fn dtype_named(name: &str) -> PyResult<DType> {
         .ok_or_else(|| PyValueError::new_err(format!("unknown dtype `{name}`")))
 }
 
-/// One operand from the Python layer: `("array", dtype, shape, address, nbytes)` or
+/// The data pointer of a NumPy array: `PyArray_DATA`, the field that follows the object
+/// header in `PyArrayObject` (NumPy's stable ABI, what every compiled extension reads; the
+/// buffer protocol is not in the limited API of CPython 3.9).
+fn ndarray_data(a: &Bound<'_, PyAny>) -> PyResult<usize> {
+    static NDARRAY: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
+    let py = a.py();
+    let ndarray = NDARRAY.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("numpy")?
+            .getattr("ndarray")?
+            .cast_into::<pyo3::types::PyType>()?
+            .unbind())
+    })?;
+    if !a.get_type().is(ndarray.bind(py)) {
+        return Err(PyValueError::new_err(
+            "an array operand must be a numpy.ndarray",
+        ));
+    }
+    // SAFETY: `a` is exactly a `numpy.ndarray`, whose C layout starts with the object header
+    // and then `char *data` (PyArrayObject_fields); it is alive for the borrow of `a`.
+    Ok(unsafe {
+        *(a.as_ptr() as *const u8)
+            .add(size_of::<pyo3::ffi::PyObject>())
+            .cast::<usize>()
+    })
+}
+
+/// One operand from the Python layer: `("array", dtype, shape, ndarray, nbytes)` or
 /// `("bool" | "int" | "float" | "complex", value)`.
 fn operand(spec: &Bound<'_, PyTuple>) -> PyResult<Arg> {
     let tag: String = spec.get_item(0)?.extract()?;
@@ -403,8 +430,8 @@ fn operand(spec: &Bound<'_, PyTuple>) -> PyResult<Arg> {
         "array" => {
             let dtype = dtype_named(&spec.get_item(1)?.extract::<String>()?)?;
             let shape: Vec<usize> = spec.get_item(2)?.extract()?;
-            let (address, nbytes): (usize, usize) =
-                (spec.get_item(3)?.extract()?, spec.get_item(4)?.extract()?);
+            let nbytes: usize = spec.get_item(4)?.extract()?;
+            let address = ndarray_data(&spec.get_item(3)?)?;
             // SAFETY: the Python layer's contract (`read_data`): a C-contiguous array it holds.
             let data = unsafe { read_data(dtype, address, nbytes)? };
             Arg::Array(

@@ -96,6 +96,12 @@ def test_out_and_scalars():
         float("inf")]
     r = ref.add(np.ones((2, 3), np.float32), np.arange(3, dtype=np.int8))
     assert r.shape == (2, 3) and r.dtype == np.float32 and r.flags.writeable
+    # strided views, ndarray subclasses and lists are copied to contiguous arrays first
+    assert ref.add(np.arange(10.0)[::2], 1.0).tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    assert ref.add(np.ma.masked_array([1.0, 2.0]), 1.0).tolist() == [2.0, 3.0]
+    assert ref.add([1, 2, 3], 1).tolist() == [2, 3, 4]
+    assert ref.add(np.arange(6, dtype=np.int16).reshape(2, 3).T, 1).tolist() == [
+        [1, 4], [2, 5], [3, 6]]
 
 
 def test_bfloat16_and_float8_follow_ml_dtypes():

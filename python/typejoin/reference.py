@@ -39,7 +39,10 @@ def dtype_of(name: str) -> np.dtype:
         return np.dtype(getattr(_ML_DTYPES, name))
 
 
-def _operand(x: Any, keep: list) -> tuple:
+_NAMES: dict = {}
+
+
+def _operand(x: Any) -> tuple:
     if isinstance(x, bool):
         return ("bool", x)
     if isinstance(x, int):
@@ -48,16 +51,22 @@ def _operand(x: Any, keep: list) -> tuple:
         return ("float", x)
     if isinstance(x, complex):
         return ("complex", (x.real, x.imag))
-    a = np.asarray(x, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
-    keep.append(a)  # alive until the kernel has read it
-    return ("array", a.dtype.name, list(a.shape), a.__array_interface__["data"][0], a.nbytes)
+    if type(x) is not np.ndarray or not x.flags.c_contiguous:
+        # (not ascontiguousarray, which would make a 0-d array 1-d)
+        x = np.array(x, order="C", copy=True)
+    d = x.dtype
+    name = _NAMES.get(d)
+    if name is None:
+        name = _NAMES[d] = d.name
+    # The native side reads the data pointer from the ndarray itself (NumPy's ABI) while the
+    # tuple keeps the array alive.
+    return ("array", name, x.shape, x, x.nbytes)
 
 
 def call(op: str, *args: Any, policy: str = "jax", out: Optional[np.ndarray] = None,
          dtype: Any = None, axis: Optional[int] = None) -> np.ndarray:
     """Runs the kernel ``op`` (a name of the op catalogue) on ``args``."""
-    keep: list = []
-    specs = [_operand(a, keep) for a in args]
+    specs = [_operand(a) for a in args]
     to = None if dtype is None else (dtype if isinstance(dtype, str) else np.dtype(dtype).name)
     if out is not None:
         if not (out.flags.c_contiguous and out.flags.writeable):
