@@ -570,6 +570,33 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     let (Some((sa, xa)), Some((sb, xb))) = (ext(x.array.dtype), ext(y.array.dtype)) else {
         return false;
     };
+    // Both operands stored in bytes (or both in 16-bit words) and a wider result: loaders
+    // whose signedness is in their type, which vectorise (the run-time shifts below do not
+    // where the output is cached: uint8 + int8 took 2.1 ns per element up to 1e6 elements).
+    let signed_of = |d: DType| matches!(d, DType::Int { signed: true, .. });
+    let (sx, sy) = (signed_of(x.array.dtype), signed_of(y.array.dtype));
+    macro_rules! typed {
+        ($a:expr, $b:expr, $o:expr, $t:ty, $s:ty, $out:ty) => {{
+            macro_rules! pair {
+                ($fa:expr, $fb:expr) => {
+                    with_op!(i32, |f| fused_go($a, $b, $o, $fa, $fb, f, |v: i32| v
+                        as $out))
+                };
+            }
+            match (sx, sy) {
+                (true, true) => pair!(|v: $t| v as $s as i32, |v: $t| v as $s as i32),
+                (true, false) => pair!(|v: $t| v as $s as i32, |v: $t| v as i32),
+                (false, true) => pair!(|v: $t| v as i32, |v: $t| v as $s as i32),
+                (false, false) => pair!(|v: $t| v as i32, |v: $t| v as i32),
+            }
+            return true;
+        }};
+    }
+    match (&x.array.data, &y.array.data, &mut *out) {
+        (Data::U8(a), Data::U8(b), Data::U16(o)) => typed!(a, b, o, u8, i8, u16),
+        (Data::U16(a), Data::U16(b), Data::U32(o)) => typed!(a, b, o, u16, i16, u32),
+        _ => {}
+    }
     let load = move |shift: u32, signed: bool| {
         move |v: u64| {
             let v = (v << shift) as i64;

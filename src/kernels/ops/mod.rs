@@ -450,6 +450,8 @@ mod tests {
             ("float32", "float64"),
             ("int64", "float64"),
             ("uint8", "int8"),
+            ("int8", "uint8"),
+            ("uint16", "int16"),
             ("int16", "int16"),
             ("uint32", "uint32"),
             ("int64", "uint8"),
