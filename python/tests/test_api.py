@@ -46,8 +46,10 @@ def test_every_observed_table_round_trips(path):
     t = typejoin.load(path)
     assert isinstance(t, typejoin.Table)
     report = t.check()
-    doc = json.loads(json.dumps(report.json))
-    assert report.ok == doc["ok"] == (not report.violations)
+    # the same verdict as the CLI's JSON entry carries, and a failing table shows a witness
+    assert report.ok == report.json["ok"]
+    violated = [law["law"] for law in report.laws if law["status"] == "violated"]
+    assert {v.law for v in report.violations} == set(violated)
     assert t.table(materialise=True).keys() == t.table().keys()
 
 
@@ -92,8 +94,9 @@ def test_diff_names_the_cells():
     jax, strict = typejoin.policy("jax"), typejoin.policy("jax-strict")
     d = jax.diff(strict)
     assert d and not d.same
-    assert d.json["counts"] == json.loads(json.dumps(d.json["counts"]))
-    assert d.cells, d.text
+    # jax-strict leaves undefined what jax promotes: 233 joins, none changed
+    assert d.json["counts"]["by_change"] == {"only-a": 233}
+    assert len(d.cells) == 233, d.text
     assert "jax" in str(d)
     assert not jax.diff(typejoin.policy("jax"))
 
@@ -106,6 +109,10 @@ def test_safety_and_suggest():
     placed = jax.suggest("float8_e4m3b11fnuz")
     assert placed["dtype"] == "float8_e4m3b11fnuz"
     assert placed["placements"]
+    mine = jax.suggest("myfloat8", format_of="exponent_bits=4,mantissa_bits=3,bias=7")
+    assert mine["dtype"] == "myfloat8" and mine["placements"]
+    with pytest.raises(ValueError, match="format_of"):
+        jax.suggest("myfloat8", format_of="float:e4m3")
     assert not hasattr(typejoin.load(OBSERVED[0]), "safety")  # a table has no formats
 
 

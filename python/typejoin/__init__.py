@@ -118,13 +118,7 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     if isinstance(x, str):
         return x
     if isinstance(x, bool):
-        if ruleset is not None:
-            try:
-                ruleset._native.result_type(["b*"])
-                return "b*"
-            except ValueError:
-                pass
-        return "bool"
+        return "bool" if ruleset is None else ruleset._python_bool
     if isinstance(x, int):
         return "i*"
     if isinstance(x, float):
@@ -155,6 +149,11 @@ class _Ruleset:
         self._native = native
         self.path = path
         self._node_set = frozenset(native.nodes)
+        try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
+            native.result_type(["b*"])
+            self._python_bool = "b*"
+        except ValueError:
+            self._python_bool = "bool"
 
     @property
     def name(self) -> str:
@@ -248,7 +247,8 @@ class Policy(_Ruleset):
                 top: int = 5) -> Dict[str, Any]:
         """Where a new dtype ``name`` can go (``typejoin suggest --format json``);
         ``format_of`` declares its format when the name is not in the catalogue (e.g.
-        ``"float:e4m3:bias7"``, docs/format.md)."""
+        ``"exponent_bits=4,mantissa_bits=3,bias=7"``: the fields of a ``[formats]`` table,
+        docs/format.md)."""
         doc, _ = self._native.suggest(name, format_of, max_degree, top)
         return json.loads(doc)
 

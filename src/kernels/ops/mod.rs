@@ -319,23 +319,23 @@ pub fn apply(
                 .ok_or_else(|| input_error("astype needs `dtype`"))?;
             Ok(astype(&array_arg(args, 0, op)?, to))
         }
-        "clip" => {
-            if args.len() != 3 {
+        "clip" | "where" => {
+            let [a, b, c] = args else {
+                let names = if op == "clip" {
+                    "x, lo, hi"
+                } else {
+                    "cond, x, y"
+                };
                 return Err(input_error(format!(
-                    "clip takes 3 arguments (x, lo, hi), got {}",
+                    "{op} takes 3 arguments ({names}), got {}",
                     args.len()
                 )));
+            };
+            if op == "clip" {
+                clip(policy, a, b, c)
+            } else {
+                select(policy, a, b, c)
             }
-            clip(policy, &args[0], &args[1], &args[2])
-        }
-        "where" => {
-            if args.len() != 3 {
-                return Err(input_error(format!(
-                    "where takes 3 arguments (cond, x, y), got {}",
-                    args.len()
-                )));
-            }
-            select(policy, &args[0], &args[1], &args[2])
         }
         "sum" => sum(policy, &array_arg(args, 0, op)?, options.axis),
         _ => {
