@@ -123,3 +123,50 @@ def test_bfloat16_and_float8_follow_ml_dtypes():
     assert ref.sum(np.arange(6, dtype=np.int8).reshape(2, 3), axis=0).tolist() == [3, 5, 7]
     assert ref.clip(np.array([1, 5, 9], np.int8), 2, 6).tolist() == [2, 5, 6]
     assert ref.where(np.array([True, False]), np.array([1, 2], np.int8), 7).tolist() == [1, 7]
+
+
+def test_operands_are_read_in_place_and_results_written_in_place():
+    import ml_dtypes
+
+    rng = np.random.default_rng(3)
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    # Large enough that the kernel runs without the GIL (the allocation takes it back).
+    for n in [0, 5, 1 << 15, 100_003]:
+        a = rng.standard_normal(n).astype(bf16)
+        b = rng.standard_normal(n).astype(bf16)
+        a0, b0 = a.copy(), b.copy()
+        want = (a.astype(np.float32) + b.astype(np.float32)).astype(bf16).view(np.uint16)
+        got = ref.add(a, b)
+        assert got.dtype == bf16 and got.shape == (n,) and got.flags.owndata
+        assert np.array_equal(got.view(np.uint16), want)
+        out = np.full(n, 7, np.uint16).view(bf16)
+        assert ref.add(a, b, out=out) is out
+        assert np.array_equal(out.view(np.uint16), want)
+        # the operands were only read
+        assert np.array_equal(a.view(np.uint16), a0.view(np.uint16))
+        assert np.array_equal(b.view(np.uint16), b0.view(np.uint16))
+        # out= that is an operand (in place) or overlaps one: computed aside, then copied
+        assert ref.add(a, b, out=a) is a
+        assert np.array_equal(a.view(np.uint16), want)
+    x = np.arange(0, 100, 10, dtype=np.int32)
+    ref.add(x[:-1], 1, out=x[1:])  # out overlaps the operand shifted by one element
+    # (written in place element by element it would read its own results: 0, 1, 2, 3, …)
+    assert x.tolist() == [0, 1, 11, 21, 31, 41, 51, 61, 71, 81]
+
+
+def test_other_byte_orders_and_unaligned_operands_are_copied_first():
+    big = np.array([1.5, -2.0, 3.25], dtype=">f4")
+    assert ref.add(big, 1.0).dtype == np.float32
+    assert ref.add(big, 1.0).tolist() == [2.5, -1.0, 4.25]
+    raw = np.zeros(4 * 3 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float32)  # 1 byte off a float32 boundary
+    unaligned[:] = [1.0, 2.0, 3.0]
+    assert not unaligned.flags.aligned
+    assert ref.multiply(unaligned, 2.0).tolist() == [2.0, 4.0, 6.0]
+    assert ref.add(np.float32(1.5), 1.0).shape == ()  # a NumPy scalar is a zero-dim array
+    with pytest.raises(ValueError, match="out= must be"):
+        ref.add(np.ones(4, np.float32), 1.0, out=np.empty(8, np.float32)[::2])
+    with pytest.raises(ValueError, match="out= must be"):
+        ref.add(np.ones(3, np.float32), 1.0, out=np.empty(3, ">f4"))
+    with pytest.raises(ValueError, match="no typejoin dtype"):
+        ref.add(np.array(["a"]), 1)

@@ -39,50 +39,35 @@ def dtype_of(name: str) -> np.dtype:
         return np.dtype(getattr(_ML_DTYPES, name))
 
 
-_NAMES: dict = {}
+def _contiguous(x: Any) -> np.ndarray:
+    """``x`` as a C-contiguous, aligned ndarray in native byte order (a copy): lists, NumPy
+    scalars, strided views, subclasses and other byte orders reach the kernels through it."""
+    # (not ascontiguousarray, which would make a 0-d array 1-d)
+    a = np.array(x, order="C", copy=True)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    return a
 
 
-def _operand(x: Any) -> tuple:
-    if isinstance(x, bool):
-        return ("bool", x)
-    if isinstance(x, int):
-        return ("int", x)
-    if isinstance(x, float):
-        return ("float", x)
-    if isinstance(x, complex):
-        return ("complex", (x.real, x.imag))
-    if type(x) is not np.ndarray or not x.flags.c_contiguous:
-        # (not ascontiguousarray, which would make a 0-d array 1-d)
-        x = np.array(x, order="C", copy=True)
-    d = x.dtype
-    name = _NAMES.get(d)
-    if name is None:
-        name = _NAMES[d] = d.name
-    # The native side reads the data pointer from the ndarray itself (NumPy's ABI) while the
-    # tuple keeps the array alive.
-    return ("array", name, x.shape, x, x.nbytes)
+_native_call = _native.call
 
 
 def call(op: str, *args: Any, policy: str = "jax", out: Optional[np.ndarray] = None,
          dtype: Any = None, axis: Optional[int] = None) -> np.ndarray:
-    """Runs the kernel ``op`` (a name of the op catalogue) on ``args``."""
-    specs = [_operand(a) for a in args]
+    """Runs the kernel ``op`` (a name of the op catalogue) on ``args``.
+
+    Array operands are read in place (no copy) when they are C-contiguous, aligned and in
+    native byte order, copied once otherwise; the result is a new NumPy array, or ``out``
+    written in place (an ``out`` sharing memory with an operand is computed aside, then copied
+    in). Do not write an operand from another thread during a call (as with NumPy's ufuncs).
+    """
     to = None if dtype is None else (dtype if isinstance(dtype, str) else np.dtype(dtype).name)
-    if out is not None:
-        if not (out.flags.c_contiguous and out.flags.writeable):
-            raise ValueError("out= must be a writeable C-contiguous array")
-        name, shape, _ = _native.run(policy, op, specs, to, axis,
-                                     (out.__array_interface__["data"][0], out.nbytes))
-        if out.dtype != dtype_of(name) or tuple(out.shape) != tuple(shape):
-            raise ValueError(f"out= is {out.dtype} {out.shape}, the result {name} {tuple(shape)}")
-        return out
-    name, shape, data = _native.run(policy, op, specs, to, axis, None)
-    return np.frombuffer(data, dtype=dtype_of(name)).reshape(shape)
+    return _native_call(op, args, policy, out, to, axis)
 
 
 def _binary(op: str):
     def f(x: Any, y: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
-        return call(op, x, y, policy=policy, out=out)
+        return _native_call(op, (x, y), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x, y)`` under ``policy`` (the runner's op ``{op}``)."
@@ -91,7 +76,7 @@ def _binary(op: str):
 
 def _unary(op: str):
     def f(x: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
-        return call(op, x, policy=policy, out=out)
+        return _native_call(op, (x,), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)`` under ``policy``."

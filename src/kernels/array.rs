@@ -4,15 +4,156 @@
 
 use crate::numeric::dtype::{DType, Unit};
 
+/// The elements of one storage unit: an owned vector, or memory another owner keeps (a NumPy
+/// array's buffer, borrowed by the Python package without copying it).
+///
+/// A `Buf` reads as a slice (`Deref<Target = [T]>`) and writes as one (`DerefMut`): a borrowed
+/// read-only buffer is copied into an owned vector on its first write, so a kernel can never
+/// write through to memory it was only lent. Cloning a borrowed buffer copies it.
+pub struct Buf<T: Copy> {
+    repr: Repr<T>,
+}
+
+enum Repr<T> {
+    Owned(Vec<T>),
+    /// `len` elements at `ptr`, valid (and, unless `writable`, unchanged) while the `Buf`
+    /// lives: the contract of [`Buf::borrowed`] / [`Buf::borrowed_mut`].
+    Foreign {
+        ptr: std::ptr::NonNull<T>,
+        len: usize,
+        writable: bool,
+    },
+}
+
+// SAFETY: a foreign buffer is plain memory of `T` that the constructor's caller guarantees
+// valid for the `Buf`'s life and not touched by anyone else while it is borrowed mutably, the
+// guarantees a `&[T]` / `&mut [T]` would give, which are `Send`/`Sync` for `T: Send`/`Sync`.
+unsafe impl<T: Copy + Send> Send for Buf<T> {}
+// SAFETY: as for `Send`: shared access only reads.
+unsafe impl<T: Copy + Sync> Sync for Buf<T> {}
+
+impl<T: Copy> Buf<T> {
+    /// A read-only view of `len` elements at `ptr` (no copy).
+    ///
+    /// # Safety
+    /// `ptr` must be aligned for `T` and point to `len` initialised elements that stay valid
+    /// and unchanged while the returned `Buf` (or an array holding it) lives.
+    pub unsafe fn borrowed(ptr: *const T, len: usize) -> Buf<T> {
+        Buf {
+            repr: Repr::Foreign {
+                ptr: std::ptr::NonNull::new(ptr as *mut T).unwrap_or(std::ptr::NonNull::dangling()),
+                len,
+                writable: false,
+            },
+        }
+    }
+
+    /// A writable view of `len` elements at `ptr` (no copy): kernels write their results
+    /// straight into it.
+    ///
+    /// # Safety
+    /// As [`Buf::borrowed`], and nothing else may read or write the memory while the `Buf`
+    /// lives (it is a `&mut [T]` in all but lifetime).
+    pub unsafe fn borrowed_mut(ptr: *mut T, len: usize) -> Buf<T> {
+        Buf {
+            repr: Repr::Foreign {
+                ptr: std::ptr::NonNull::new(ptr).unwrap_or(std::ptr::NonNull::dangling()),
+                len,
+                writable: true,
+            },
+        }
+    }
+
+    /// `true` when the elements live in memory this `Buf` does not own.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.repr, Repr::Foreign { .. })
+    }
+
+    /// The elements as an owned vector (a borrowed buffer is copied).
+    pub fn into_vec(self) -> Vec<T> {
+        match self.repr {
+            Repr::Owned(v) => v,
+            Repr::Foreign { .. } => self.to_vec(),
+        }
+    }
+}
+
+impl<T: Copy> std::ops::Deref for Buf<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match &self.repr {
+            Repr::Owned(v) => v,
+            // SAFETY: the constructor's contract: `len` initialised, aligned elements, valid
+            // while `self` lives (a null pointer, given for an empty buffer, was replaced by
+            // an aligned dangling one, which a zero-length slice may hold).
+            Repr::Foreign { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts(ptr.as_ptr(), *len)
+            },
+        }
+    }
+}
+
+impl<T: Copy> std::ops::DerefMut for Buf<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if let Repr::Foreign {
+            writable: false, ..
+        } = self.repr
+        {
+            self.repr = Repr::Owned(self.to_vec()); // copy on write: never write a lent buffer
+        }
+        match &mut self.repr {
+            Repr::Owned(v) => v,
+            // SAFETY: `borrowed_mut`'s contract: exclusive, valid, aligned, initialised.
+            Repr::Foreign { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
+            },
+        }
+    }
+}
+
+impl<T: Copy> From<Vec<T>> for Buf<T> {
+    fn from(v: Vec<T>) -> Buf<T> {
+        Buf {
+            repr: Repr::Owned(v),
+        }
+    }
+}
+
+impl<T: Copy> FromIterator<T> for Buf<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Buf<T> {
+        Vec::from_iter(it).into()
+    }
+}
+
+impl<T: Copy> Clone for Buf<T> {
+    fn clone(&self) -> Buf<T> {
+        self.to_vec().into()
+    }
+}
+
+impl<T: Copy + std::fmt::Debug> std::fmt::Debug for Buf<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Copy + PartialEq> PartialEq for Buf<T> {
+    fn eq(&self, other: &Buf<T>) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Copy + Eq> Eq for Buf<T> {}
+
 /// Storage of an array: raw bit patterns, one unit per element (complex: `[re, im]`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Data {
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
-    C64(Vec<[u32; 2]>),
-    C128(Vec<[u64; 2]>),
+    U8(Buf<u8>),
+    U16(Buf<u16>),
+    U32(Buf<u32>),
+    U64(Buf<u64>),
+    C64(Buf<[u32; 2]>),
+    C128(Buf<[u64; 2]>),
 }
 
 impl Data {
@@ -43,15 +184,79 @@ impl Data {
         self.len() == 0
     }
 
+    /// A view of `n` units of `unit` at `ptr` ([`Buf::borrowed`], or [`Buf::borrowed_mut`]
+    /// when `writable`): no copy.
+    ///
+    /// # Safety
+    /// `ptr` must be aligned for the unit and point to `n * unit.bytes()` initialised bytes
+    /// that stay valid (and unchanged unless `writable`) while the `Data` lives; when
+    /// `writable`, nothing else may touch them meanwhile.
+    pub unsafe fn borrowed(unit: Unit, ptr: *mut u8, n: usize, writable: bool) -> Data {
+        macro_rules! view {
+            ($variant:ident) => {{
+                let p = ptr.cast();
+                // SAFETY: the caller's contract, for this unit's element type.
+                Data::$variant(unsafe {
+                    if writable {
+                        Buf::borrowed_mut(p, n)
+                    } else {
+                        Buf::borrowed(p, n)
+                    }
+                })
+            }};
+        }
+        match unit {
+            Unit::U8 => view!(U8),
+            Unit::U16 => view!(U16),
+            Unit::U32 => view!(U32),
+            Unit::U64 => view!(U64),
+            Unit::C64 => view!(C64),
+            Unit::C128 => view!(C128),
+        }
+    }
+
+    /// `true` when the elements live in memory the array does not own ([`Buf::borrowed`]).
+    pub fn is_borrowed(&self) -> bool {
+        match self {
+            Data::U8(v) => v.is_borrowed(),
+            Data::U16(v) => v.is_borrowed(),
+            Data::U32(v) => v.is_borrowed(),
+            Data::U64(v) => v.is_borrowed(),
+            Data::C64(v) => v.is_borrowed(),
+            Data::C128(v) => v.is_borrowed(),
+        }
+    }
+
+    /// Puts `src`'s elements in `self`: moved when `self` owns its storage, copied into it
+    /// when it is a borrowed view, so a result always lands in the memory its caller gave.
+    ///
+    /// # Panics
+    /// When the units or lengths differ (a kernel's bug: both are the result's).
+    pub fn assign(&mut self, src: Data) {
+        if !self.is_borrowed() {
+            *self = src;
+            return;
+        }
+        match (self, &src) {
+            (Data::U8(d), Data::U8(s)) => d.copy_from_slice(s),
+            (Data::U16(d), Data::U16(s)) => d.copy_from_slice(s),
+            (Data::U32(d), Data::U32(s)) => d.copy_from_slice(s),
+            (Data::U64(d), Data::U64(s)) => d.copy_from_slice(s),
+            (Data::C64(d), Data::C64(s)) => d.copy_from_slice(s),
+            (Data::C128(d), Data::C128(s)) => d.copy_from_slice(s),
+            _ => panic!("assigning storage of another unit"),
+        }
+    }
+
     /// Zeroed storage of `n` units.
     pub fn zeros(unit: Unit, n: usize) -> Data {
         match unit {
-            Unit::U8 => Data::U8(vec![0; n]),
-            Unit::U16 => Data::U16(vec![0; n]),
-            Unit::U32 => Data::U32(vec![0; n]),
-            Unit::U64 => Data::U64(vec![0; n]),
-            Unit::C64 => Data::C64(vec![[0; 2]; n]),
-            Unit::C128 => Data::C128(vec![[0; 2]; n]),
+            Unit::U8 => Data::U8(vec![0; n].into()),
+            Unit::U16 => Data::U16(vec![0; n].into()),
+            Unit::U32 => Data::U32(vec![0; n].into()),
+            Unit::U64 => Data::U64(vec![0; n].into()),
+            Unit::C64 => Data::C64(vec![[0; 2]; n].into()),
+            Unit::C128 => Data::C128(vec![[0; 2]; n].into()),
         }
     }
 }
@@ -64,7 +269,9 @@ impl Data {
 /// tables of `2^bits` entries). The fields are private to the kernels, and every constructor
 /// outside them ([`Array::new`], [`Array::from_bits`], [`Array::zeros`]) checks the invariant
 /// and returns an [`ArrayError`] otherwise, so safe code cannot build an array a kernel would
-/// read out of bounds.
+/// read out of bounds. The one exception, [`Array::output`] (result storage whose old
+/// patterns are overwritten unread), is `unsafe`, as are the views of foreign memory
+/// ([`Data::borrowed`]) whose life and aliasing the caller vouches for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Array {
     pub(in crate::kernels) dtype: DType,
@@ -130,9 +337,20 @@ impl Array {
         check_length(&shape, data.len())?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        // Bits above the width, found by one OR over the storage (it vectorises; a NumPy
+        // operand of 10^7 elements is checked at memory speed), then the first offender.
+        fn first_over<T>(v: &[T], limit: u64) -> Option<u64>
+        where
+            T: Copy + Default + Into<u64> + std::ops::BitOr<Output = T>,
+        {
+            let spare = !limit;
+            let any: u64 = v.iter().fold(T::default(), |m, &b| m | b).into();
+            (any & spare != 0).then(|| v.iter().map(|&b| b.into()).find(|&b| b & spare != 0))?
+        }
         let bad = match &data {
-            Data::U8(v) => v.iter().map(|&b| b as u64).find(|&b| b > limit),
-            Data::U16(v) => v.iter().map(|&b| b as u64).find(|&b| b > limit),
+            Data::U8(_) | Data::U16(_) if w >= 8 * dtype.unit().bytes() as u32 => None,
+            Data::U8(v) => first_over(v, limit),
+            Data::U16(v) => first_over(v, limit),
             // Patterns of 32 and 64 bits fill their units.
             Data::U32(_) | Data::U64(_) | Data::C64(_) | Data::C128(_) => None,
         };
@@ -144,6 +362,37 @@ impl Array {
             });
         }
         Ok(Array { dtype, shape, data })
+    }
+
+    /// A result array over `data` (a caller's output buffer, say: [`Data::borrowed`]) whose
+    /// current patterns are not checked, only its unit and length.
+    ///
+    /// # Safety
+    /// Only for storage a kernel writes before it reads: the result `alloc` returns to
+    /// [`crate::kernels::ops::apply_with`]. Its patterns may break the invariant until then.
+    pub unsafe fn output(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
+        if data.unit() != dtype.unit() {
+            return Err(ArrayError::Storage {
+                dtype: dtype.name(),
+                expected: dtype.unit(),
+                given: data.unit(),
+            });
+        }
+        check_length(&shape, data.len())?;
+        Ok(Array { dtype, shape, data })
+    }
+
+    /// Puts `src`'s elements in this array's storage ([`Data::assign`]: copied into a
+    /// borrowed buffer, moved into an owned one).
+    ///
+    /// # Panics
+    /// When the dtypes or shapes differ.
+    pub fn assign(&mut self, src: Array) {
+        assert!(
+            self.dtype == src.dtype && self.shape == src.shape,
+            "assigning an array of another dtype or shape"
+        );
+        self.data.assign(src.data);
     }
 
     /// An array from bit patterns (complex: `[re, im]` per element). `Err` names what is wrong:
@@ -170,7 +419,7 @@ impl Array {
             Unit::U32 => Data::U32(re.map(|b| b as u32).collect()),
             Unit::U64 => Data::U64(re.collect()),
             Unit::C64 => Data::C64(bits.iter().map(|b| [b[0] as u32, b[1] as u32]).collect()),
-            Unit::C128 => Data::C128(bits.to_vec()),
+            Unit::C128 => Data::C128(bits.to_vec().into()),
         };
         Ok(Array { dtype, shape, data })
     }
@@ -183,7 +432,7 @@ impl Array {
             Data::U32(v) => v.iter().map(|&b| [b as u64, 0]).collect(),
             Data::U64(v) => v.iter().map(|&b| [b, 0]).collect(),
             Data::C64(v) => v.iter().map(|&[r, i]| [r as u64, i as u64]).collect(),
-            Data::C128(v) => v.clone(),
+            Data::C128(v) => v.to_vec(),
         }
     }
 

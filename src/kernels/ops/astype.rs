@@ -40,7 +40,8 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
         return Ok(());
     }
     if !astype_ints(a, out) {
-        *out = astype_general(a, out.dtype);
+        let r = astype_general(a, out.dtype);
+        out.data.assign(r.data);
     }
     Ok(())
 }

@@ -407,7 +407,7 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
     };
     let mut out = Array::zeroed(out_dtype, a.shape.clone());
     match d {
-        DType::Bool => out.data = a.data.clone(),
+        DType::Bool => out.data.assign(a.data.clone()),
         DType::Int { bits, signed } => {
             let unsigned = !signed;
             let l = int_loader(d, d);

@@ -62,12 +62,12 @@ pub(super) fn tiled(x: &Input, n: usize) -> Option<Input<'static>> {
     }
     let t = n.min(TILE);
     let data = match &x.array.data {
-        Data::U8(v) => Data::U8(vec![v[0]; t]),
-        Data::U16(v) => Data::U16(vec![v[0]; t]),
-        Data::U32(v) => Data::U32(vec![v[0]; t]),
-        Data::U64(v) => Data::U64(vec![v[0]; t]),
-        Data::C64(v) => Data::C64(vec![v[0]; t]),
-        Data::C128(v) => Data::C128(vec![v[0]; t]),
+        Data::U8(v) => Data::U8(vec![v[0]; t].into()),
+        Data::U16(v) => Data::U16(vec![v[0]; t].into()),
+        Data::U32(v) => Data::U32(vec![v[0]; t].into()),
+        Data::U64(v) => Data::U64(vec![v[0]; t].into()),
+        Data::C64(v) => Data::C64(vec![v[0]; t].into()),
+        Data::C128(v) => Data::C128(vec![v[0]; t].into()),
     };
     let array = Array {
         dtype: x.array.dtype,
@@ -486,7 +486,7 @@ pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         let Data::U8(t) = t.data else {
             unreachable!("8-bit results")
         };
-        let t = Arc::new(t);
+        let t = Arc::new(t.into_vec());
         cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -300,62 +300,91 @@ pub fn apply(
     args: &[Arg],
     options: Options,
 ) -> Result<Array, OpError> {
+    apply_with(policy, op, args, options, |dtype, shape| {
+        Ok(Array::zeroed(dtype, shape.to_vec()))
+    })
+}
+
+/// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
+/// dtype and shape, after the operands are checked and before any work, and returns the array
+/// to fill (a view of a NumPy array's buffer, say: [`Data::borrowed`]). Binary ops and
+/// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
+/// `alloc` is returned as is.
+pub fn apply_with(
+    policy: &Generated,
+    op: &str,
+    args: &[Arg],
+    options: Options,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    let checked =
+        |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
     if let Some(o) = Op::named(op) {
-        if args.len() != 2 {
+        let [a, b] = args else {
             return Err(input_error(format!(
                 "{op} takes 2 arguments, got {}",
                 args.len()
             )));
-        }
-        return binary(policy, o, &args[0], &args[1]);
+        };
+        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
+        let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
+        compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
+        return Ok(out);
     }
-    if let Some(u) = UnaryOp::named(op) {
-        return unary(policy, u, &array_arg(args, 0, op)?);
+    if op == "astype" {
+        let to = options
+            .dtype
+            .ok_or_else(|| input_error("astype needs `dtype`"))?;
+        let a = array_arg(args, 0, op)?;
+        let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
+        astype_into(a, &mut out)?;
+        return Ok(out);
     }
-    match op {
-        "astype" => {
-            let to = options
-                .dtype
-                .ok_or_else(|| input_error("astype needs `dtype`"))?;
-            Ok(astype(&array_arg(args, 0, op)?, to))
-        }
-        "clip" | "where" => {
-            let [a, b, c] = args else {
-                let names = if op == "clip" {
-                    "x, lo, hi"
-                } else {
-                    "cond, x, y"
+    let r = if let Some(u) = UnaryOp::named(op) {
+        unary(policy, u, array_arg(args, 0, op)?)?
+    } else {
+        match op {
+            "clip" | "where" => {
+                let [a, b, c] = args else {
+                    let names = if op == "clip" {
+                        "x, lo, hi"
+                    } else {
+                        "cond, x, y"
+                    };
+                    return Err(input_error(format!(
+                        "{op} takes 3 arguments ({names}), got {}",
+                        args.len()
+                    )));
                 };
-                return Err(input_error(format!(
-                    "{op} takes 3 arguments ({names}), got {}",
-                    args.len()
-                )));
-            };
-            if op == "clip" {
-                clip(policy, a, b, c)
-            } else {
-                select(policy, a, b, c)
+                if op == "clip" {
+                    clip(policy, a, b, c)?
+                } else {
+                    select(policy, a, b, c)?
+                }
+            }
+            "sum" => sum(policy, array_arg(args, 0, op)?, options.axis)?,
+            _ => {
+                let known: Vec<&str> = crate::numeric::op::CATALOGUE
+                    .iter()
+                    .filter(|o| o.kernel)
+                    .map(|o| o.name)
+                    .collect();
+                let hint = known
+                    .iter()
+                    .map(|k| (strsim::jaro_winkler(op, k), k))
+                    .filter(|(s, _)| *s > 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
+                return Err(OpError {
+                    kind: ErrorKind::Unsupported,
+                    message: format!("unknown op `{op}`{hint}"),
+                });
             }
         }
-        "sum" => sum(policy, &array_arg(args, 0, op)?, options.axis),
-        _ => {
-            let known: Vec<&str> = crate::numeric::op::CATALOGUE
-                .iter()
-                .filter(|o| o.kernel)
-                .map(|o| o.name)
-                .collect();
-            let hint = known
-                .iter()
-                .map(|k| (strsim::jaro_winkler(op, k), k))
-                .filter(|(s, _)| *s > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
-            Err(OpError {
-                kind: ErrorKind::Unsupported,
-                message: format!("unknown op `{op}`{hint}"),
-            })
-        }
-    }
+    };
+    let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
+    out.data.assign(r.data);
+    Ok(out)
 }
 
 fn input_error(message: impl Into<String>) -> OpError {
@@ -365,9 +394,9 @@ fn input_error(message: impl Into<String>) -> OpError {
     }
 }
 
-fn array_arg(args: &[Arg], k: usize, op: &str) -> Result<Array, OpError> {
+fn array_arg<'a>(args: &'a [Arg], k: usize, op: &str) -> Result<&'a Array, OpError> {
     match args.get(k) {
-        Some(Arg::Array(a)) => Ok(a.clone()),
+        Some(Arg::Array(a)) => Ok(a),
         Some(Arg::Scalar(_)) => Err(input_error(format!("{op} takes an array argument"))),
         None => Err(input_error(format!("{op} needs {} argument(s)", k + 1))),
     }

@@ -438,7 +438,7 @@ pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpE
 /// Runs a planned op into `out` with the policy's conventions: a scalar second operand of a
 /// 16-bit float op at float32 precision (`ScalarPrecision::Float32`), the sign of a zero
 /// float remainder (`ZeroSign::Dividend`).
-fn compute_binary(
+pub(super) fn compute_binary(
     policy: &Generated,
     op: Op,
     compute: DType,
@@ -460,10 +460,12 @@ fn compute_binary(
         Some(s) if swapped => run_opmath(op, compute, y, s, &mut out.data),
         Some(s) => run_opmath(op, compute, x, s, &mut out.data),
         // `2 + t` is `t + 2` to Python: the scalar is the one multiplied by α.
-        None if alpha && op == Op::Add && matches!(a, Arg::Scalar(_)) => {
-            *out = complex_alpha(op, compute, y, x, out.shape.clone())
-        }
-        None if alpha => *out = complex_alpha(op, compute, x, y, out.shape.clone()),
+        None if alpha && op == Op::Add && matches!(a, Arg::Scalar(_)) => out
+            .data
+            .assign(complex_alpha(op, compute, y, x, out.shape.clone()).data),
+        None if alpha => out
+            .data
+            .assign(complex_alpha(op, compute, x, y, out.shape.clone()).data),
         None => run_binary(op, compute, x, y, &mut out.data),
     }
     if op == Op::Remainder
@@ -522,7 +524,8 @@ fn zero_takes_dividends_sign(a: &Arg, x: &Input, compute: DType, out: &mut Array
             [if r & !sign == 0 { s } else { r }, 0]
         })
         .collect();
-    *out = Array::from_bits(out.dtype, out.shape.clone(), &bits).expect("same shape");
+    let r = Array::from_bits(out.dtype, out.shape.clone(), &bits).expect("same shape");
+    out.data.assign(r.data);
 }
 
 /// `binary` into a preallocated output of the result's dtype and shape.
@@ -534,19 +537,25 @@ pub fn binary_into(
     out: &mut Array,
 ) -> Result<(), OpError> {
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
-    if out.dtype != out_dtype || out.shape != shape {
-        return err(
-            ErrorKind::Input,
-            format!(
-                "the output is {} {:?}, the result {} {shape:?}",
-                out.dtype.name(),
-                out.shape,
-                out_dtype.name()
-            ),
-        );
-    }
+    check_out(out, out_dtype, &shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), out);
     Ok(())
+}
+
+/// `Err` unless a caller's output array has the result's dtype and shape.
+pub(super) fn check_out(out: &Array, dtype: DType, shape: &[usize]) -> Result<(), OpError> {
+    if out.dtype == dtype && out.shape == shape {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Input,
+        format!(
+            "the output is {} {:?}, the result {} {shape:?}",
+            out.dtype.name(),
+            out.shape,
+            dtype.name()
+        ),
+    )
 }
 
 /// `Err(unsupported)` unless the n-ary op `name` accepts computation dtype `compute` in
@@ -713,12 +722,12 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
             .collect()
     }
     let data = match (&x.data, &y.data) {
-        (Data::U8(x), Data::U8(y)) => Data::U8(pick(c, x, y)),
-        (Data::U16(x), Data::U16(y)) => Data::U16(pick(c, x, y)),
-        (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y)),
-        (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y)),
-        (Data::C64(x), Data::C64(y)) => Data::C64(pick(c, x, y)),
-        (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y)),
+        (Data::U8(x), Data::U8(y)) => Data::U8(pick(c, x, y).into()),
+        (Data::U16(x), Data::U16(y)) => Data::U16(pick(c, x, y).into()),
+        (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y).into()),
+        (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y).into()),
+        (Data::C64(x), Data::C64(y)) => Data::C64(pick(c, x, y).into()),
+        (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y).into()),
         _ => unreachable!("both values are in the result dtype"),
     };
     Ok(Array {

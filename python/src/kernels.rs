@@ -1,0 +1,319 @@
+//! The reference kernels on NumPy arrays, without copies: an operand's buffer is read in place
+//! (a [`Data::borrowed`] view), the result is allocated as a NumPy array (or is the caller's
+//! `out=`) and the kernel writes straight into it. Only conversion lives here; the one library
+//! call is `typejoin::kernels::ops::apply_with`.
+
+use std::sync::Mutex;
+
+use numpy::npyffi::{self, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_WRITEABLE};
+use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+
+use typejoin::kernels::array::{Array, Data};
+use typejoin::kernels::ops::{self, Arg, ErrorKind, OpError, Scalar};
+use typejoin::numeric::dtype::DType;
+
+use crate::KernelError;
+
+/// Below this many result elements a kernel runs with the GIL held: releasing and taking it
+/// back costs more than the loop (NumPy's ufuncs keep it for small loops too).
+const DETACH_ELEMENTS: usize = 1 << 14;
+
+/// Dtype descriptors seen in operands, with their typejoin dtype (`None`: none matches). Each
+/// entry holds a reference to its descriptor, so the address it is found by cannot be reused
+/// by another object while the entry lives. At most [`DESCRIPTORS_KEPT`] entries.
+static SEEN: Mutex<Vec<(Py<PyArrayDescr>, Option<DType>)>> = Mutex::new(Vec::new());
+const DESCRIPTORS_KEPT: usize = 64;
+
+/// The descriptor a result of each dtype is allocated with (NumPy's or ml_dtypes').
+static MADE: Mutex<Vec<(DType, Py<PyArrayDescr>)>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The typejoin dtype of a NumPy dtype (`float32`, ml_dtypes' `bfloat16`, `int4`, …).
+fn dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
+    let found = lock(&SEEN)
+        .iter()
+        .find(|(k, _)| k.as_ptr() == d.as_ptr())
+        .map(|(_, t)| *t);
+    let t = match found {
+        Some(t) => t,
+        None => {
+            let name: String = d.getattr("name")?.extract()?;
+            let t = typejoin::numeric::dtype::canonical(&name).and_then(DType::named);
+            let mut seen = lock(&SEEN);
+            if seen.len() < DESCRIPTORS_KEPT {
+                seen.push((d.clone().unbind(), t));
+            }
+            t
+        }
+    };
+    t.ok_or_else(|| {
+        let name = d.str().map_or_else(|_| "?".to_string(), |s| s.to_string());
+        PyValueError::new_err(format!("no typejoin dtype for the NumPy dtype {name}"))
+    })
+}
+
+/// The NumPy descriptor of a typejoin dtype, for new results.
+fn descriptor<'py>(py: Python<'py>, t: DType) -> PyResult<Bound<'py, PyArrayDescr>> {
+    if let Some((_, d)) = lock(&MADE).iter().find(|(k, _)| *k == t) {
+        return Ok(d.bind(py).clone());
+    }
+    let numpy_dtype = py.import("numpy")?.getattr("dtype")?;
+    let d = match numpy_dtype.call1((t.name(),)) {
+        Ok(d) => d,
+        Err(_) => numpy_dtype.call1((py.import("ml_dtypes")?.getattr(t.name())?,))?,
+    };
+    let d = d.cast_into::<PyArrayDescr>()?;
+    lock(&MADE).push((t, d.clone().unbind()));
+    Ok(d)
+}
+
+/// `x` as a C-contiguous, aligned ndarray in native byte order: `x` itself when it is one,
+/// else the copy `typejoin.reference._contiguous` makes (lists, NumPy scalars, strided views,
+/// subclasses, other byte orders).
+fn contiguous<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if let Ok(a) = x.cast::<PyUntypedArray>()
+        && flags(a) & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED)
+            == NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+        && a.dtype().is_native_byteorder() != Some(false)
+    {
+        return Ok(a.clone());
+    }
+    static HELPER: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    let py = x.py();
+    let helper = HELPER.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("typejoin.reference")?
+            .getattr("_contiguous")?
+            .unbind())
+    })?;
+    Ok(helper.bind(py).call1((x,))?.cast_into::<PyUntypedArray>()?)
+}
+
+fn flags(a: &Bound<'_, PyUntypedArray>) -> i32 {
+    // SAFETY: `a` is a live ndarray; `flags` is a field of its object struct.
+    unsafe { (*a.as_array_ptr()).flags }
+}
+
+/// The byte range of an array's buffer.
+fn span(a: &Bound<'_, PyUntypedArray>, t: DType) -> (usize, usize) {
+    // SAFETY: `a` is a live ndarray; `data` is a field of its object struct.
+    let start = unsafe { (*a.as_array_ptr()).data } as usize;
+    (start, start + a.len() * t.unit().bytes())
+}
+
+/// A view of a C-contiguous, aligned, native-order ndarray's buffer as a typejoin array.
+///
+/// # Safety
+/// The ndarray must outlive the returned array, and its buffer must not be written while the
+/// view is read-only, nor touched at all while it is `writable`.
+unsafe fn view(a: &Bound<'_, PyUntypedArray>, t: DType, writable: bool) -> PyResult<Array> {
+    let shape = a.shape().to_vec();
+    // SAFETY: `a` is a live ndarray; `data` is a field of its object struct.
+    let ptr = unsafe { (*a.as_array_ptr()).data }.cast::<u8>();
+    // SAFETY: a C-contiguous, aligned buffer of `len` elements of `t`'s unit (the caller
+    // checked the flags and read `t` from the array's own descriptor); the caller's contract
+    // covers its life and aliasing.
+    let data = unsafe { Data::borrowed(t.unit(), ptr, a.len(), writable) };
+    if writable {
+        // A result buffer: its current patterns are overwritten before they are read.
+        // SAFETY: `apply_with` writes every element of the result before reading one.
+        unsafe { Array::output(t, shape, data) }
+    } else {
+        Array::new(t, shape, data)
+    }
+    .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// One operand: a Python scalar (weak) or an array (a zero-dim one where it is 0-d). An
+/// array operand's ndarray (`x`, or the contiguous copy made of it) is pushed to `keep`, which
+/// outlives the view, with its byte range.
+fn operand<'py>(
+    x: &Bound<'py, PyAny>,
+    keep: &mut Vec<(Bound<'py, PyUntypedArray>, (usize, usize))>,
+) -> PyResult<Arg> {
+    if x.is_instance_of::<PyBool>() {
+        return Ok(Arg::Scalar(Scalar::Bool(x.extract()?)));
+    }
+    if x.is_instance_of::<PyInt>() {
+        let v = match x.extract::<i64>() {
+            Ok(v) => v as i128,
+            Err(_) => x.extract::<i128>().map_err(|_| {
+                PyValueError::new_err("a Python int operand must fit 128 bits".to_string())
+            })?,
+        };
+        return Ok(Arg::Scalar(Scalar::Int(v)));
+    }
+    if x.is_instance_of::<PyFloat>() {
+        return Ok(Arg::Scalar(Scalar::Float(x.extract()?)));
+    }
+    if let Ok(c) = x.cast::<PyComplex>() {
+        return Ok(Arg::Scalar(Scalar::Complex(c.real(), c.imag())));
+    }
+    let a = contiguous(x)?;
+    let t = dtype_of(&a.dtype())?;
+    // SAFETY: `a` goes to `keep`, alive for the call; inputs are only read, and an output
+    // sharing memory with one is computed aside (`Out::overlaps`).
+    let arr = unsafe { view(&a, t, false)? };
+    let range = span(&a, t);
+    keep.push((a, range));
+    Ok(Arg::Array(arr))
+}
+
+fn dtype_named(name: &str) -> PyResult<DType> {
+    typejoin::numeric::dtype::canonical(name)
+        .and_then(DType::named)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown dtype `{name}`")))
+}
+
+fn kernel_error(py: Python<'_>, e: OpError) -> PyErr {
+    let err = KernelError::new_err(e.message);
+    let _ = err.value(py).setattr("kind", e.kind.key());
+    err
+}
+
+/// The caller's `out=`: its dtype, and whether it shares memory with an operand.
+struct Out {
+    array: Py<PyUntypedArray>,
+    dtype: DType,
+    overlaps: bool,
+}
+
+/// The result storage `apply_with` asks for: a view of `out`, or of a new NumPy array (put in
+/// `made`), or, when `out` overlaps an operand, an owned array copied into `out` afterwards.
+fn allocate(
+    py: Python<'_>,
+    out: Option<&Out>,
+    made: &mut Option<Py<PyAny>>,
+    t: DType,
+    shape: &[usize],
+) -> Result<Array, OpError> {
+    let input = |message: String| OpError {
+        kind: ErrorKind::Input,
+        message,
+    };
+    if let Some(o) = out {
+        let a = o.array.bind(py);
+        if o.dtype != t || a.shape() != shape {
+            return Err(input(format!(
+                "out= is {} {:?}, the result {} {:?}",
+                o.dtype.name(),
+                a.shape(),
+                t.name(),
+                shape
+            )));
+        }
+        if o.overlaps {
+            return Array::zeros(t, shape.to_vec()).map_err(|e| input(e.to_string()));
+        }
+        // SAFETY: `out` is alive for the call, checked writeable, aligned, C-contiguous and of
+        // dtype `t`, and shares no memory with an operand: the caller gave it to be written.
+        return unsafe { view(a, t, true) }.map_err(|e| input(e.to_string()));
+    }
+    let d = descriptor(py, t).map_err(|e| input(e.to_string()))?;
+    let mut dims: Vec<npyffi::npy_intp> = shape.iter().map(|&n| n as npyffi::npy_intp).collect();
+    // SAFETY: NumPy's C API as rust-numpy imports it; `PyArray_Zeros` steals the descriptor
+    // reference given to it and returns a new reference, or NULL with an exception set.
+    let a = unsafe {
+        let p = npyffi::PY_ARRAY_API.PyArray_Zeros(
+            py,
+            dims.len() as i32,
+            dims.as_mut_ptr(),
+            d.into_ptr().cast(),
+            0,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+    .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
+    .map_err(|e| input(format!("cannot allocate the result: {e}")))?;
+    // SAFETY: a new array that only this call holds (through `made`) until it returns.
+    let v = unsafe { view(&a, t, true) }.map_err(|e| input(e.to_string()))?;
+    *made = Some(a.into_any().unbind());
+    Ok(v)
+}
+
+/// Runs kernel `op` on `args` under the generated `policy` and returns the result: a new NumPy
+/// array, or `out` (a writeable, aligned, C-contiguous array of the result's dtype and shape)
+/// written in place. The GIL is released while a large kernel computes.
+#[pyfunction]
+#[pyo3(signature = (op, args, policy, out=None, dtype=None, axis=None))]
+pub fn call<'py>(
+    py: Python<'py>,
+    op: &str,
+    args: &Bound<'py, PyTuple>,
+    policy: &str,
+    out: Option<&Bound<'py, PyAny>>,
+    dtype: Option<&str>,
+    axis: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let generated = typejoin::kernels::policy(policy).map_err(|e| crate::policy_error(py, &e))?;
+    let mut keep = Vec::with_capacity(args.len());
+    let args: Vec<Arg> = args
+        .iter()
+        .map(|x| operand(&x, &mut keep))
+        .collect::<PyResult<_>>()?;
+    let options = ops::Options {
+        dtype: dtype.map(dtype_named).transpose()?,
+        axis,
+    };
+    let out = match out {
+        None => None,
+        Some(o) => {
+            let bad = || {
+                PyValueError::new_err(
+                    "out= must be a writeable, aligned, C-contiguous NumPy array in native byte \
+                     order",
+                )
+            };
+            let a = o.cast::<PyUntypedArray>().map_err(|_| bad())?;
+            let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE;
+            if flags(a) & want != want || a.dtype().is_native_byteorder() == Some(false) {
+                return Err(bad());
+            }
+            let dtype = dtype_of(&a.dtype())?;
+            let (lo, hi) = span(a, dtype);
+            Some(Out {
+                array: a.clone().unbind(),
+                dtype,
+                overlaps: keep.iter().any(|(_, (s, e))| *s < hi && lo < *e),
+            })
+        }
+    };
+    let mut made = None;
+    let big = args
+        .iter()
+        .any(|a| matches!(a, Arg::Array(a) if a.len() >= DETACH_ELEMENTS));
+    let result = if big {
+        // The kernel runs without the GIL; allocating the result takes it back for a moment.
+        py.detach(|| {
+            ops::apply_with(generated, op, &args, options, |t, shape| {
+                Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
+            })
+        })
+    } else {
+        ops::apply_with(generated, op, &args, options, |t, shape| {
+            allocate(py, out.as_ref(), &mut made, t, shape)
+        })
+    }
+    .map_err(|e| kernel_error(py, e))?;
+    drop(args); // the operands' views end here
+    match (out, made) {
+        (Some(o), _) => {
+            let a = o.array.into_bound(py);
+            if o.overlaps {
+                // Computed aside: copied into `out` now that no operand is read any more.
+                // SAFETY: `out` is the caller's to write, and no view of an operand is alive.
+                let mut v = unsafe { view(&a, o.dtype, true)? };
+                v.assign(result);
+            }
+            Ok(a.into_any())
+        }
+        (None, Some(made)) => Ok(made.into_bound(py)),
+        (None, None) => Err(PyValueError::new_err("the kernel returned no result")),
+    }
+}
