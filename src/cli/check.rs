@@ -24,6 +24,12 @@ pub(crate) fn check(
             typejoin::safety::Engine::Search
         },
         witnesses: o.witnesses,
+        // What the renderers show: every conversion with --verbose, else the witnesses.
+        lint_examples: if o.verbose {
+            usize::MAX
+        } else {
+            o.witnesses.max(1)
+        },
         ..typejoin::check::Options::with(engine)
     };
     opts.available().map_err(|e| {

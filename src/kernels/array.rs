@@ -324,17 +324,22 @@ fn check_length(shape: &[usize], given: usize) -> Result<(), ArrayError> {
     Ok(())
 }
 
+/// `Ok` when `data` is stored in `dtype`'s unit and holds exactly `shape`'s element count.
+fn check_parts(dtype: DType, shape: &[usize], data: &Data) -> Result<(), ArrayError> {
+    if data.unit() != dtype.unit() {
+        return Err(ArrayError::Storage {
+            dtype: dtype.name(),
+            expected: dtype.unit(),
+            given: data.unit(),
+        });
+    }
+    check_length(shape, data.len())
+}
+
 impl Array {
     /// An array of `dtype` and `shape` over `data`, checked against the invariant.
     pub fn new(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
-        if data.unit() != dtype.unit() {
-            return Err(ArrayError::Storage {
-                dtype: dtype.name(),
-                expected: dtype.unit(),
-                given: data.unit(),
-            });
-        }
-        check_length(&shape, data.len())?;
+        check_parts(dtype, &shape, &data)?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
         // Bits above the width, found by one OR over the storage (it vectorises; a NumPy
@@ -371,14 +376,7 @@ impl Array {
     /// Only for storage a kernel writes before it reads: the result `alloc` returns to
     /// [`crate::kernels::ops::apply_with`]. Its patterns may break the invariant until then.
     pub unsafe fn output(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
-        if data.unit() != dtype.unit() {
-            return Err(ArrayError::Storage {
-                dtype: dtype.name(),
-                expected: dtype.unit(),
-                given: data.unit(),
-            });
-        }
-        check_length(&shape, data.len())?;
+        check_parts(dtype, &shape, &data)?;
         Ok(Array { dtype, shape, data })
     }
 

@@ -142,11 +142,16 @@ impl Lattice {
     /// The join of two dtypes.
     pub fn join(&self, a: usize, b: usize) -> Join {
         let (ra, rb) = (self.up.row(a), self.up.row(b));
-        match first_common(ra, rb) {
+        // An upper set holds no rank below its own node's: the common bounds start at the
+        // higher of the two ranks, and none lies below the first of them, so both scans
+        // start at those words (on a 10,000-node lattice, a third of the row on average).
+        let k = self.rank[a].max(self.rank[b]) / 64;
+        match first_common(&ra[k..], &rb[k..]).map(|r| r + 64 * k) {
             None => Join::NoUpperBound,
             Some(r) => {
                 let m = self.by_rank[r];
-                if meet_subset(ra, rb, self.up.row(m)) {
+                let w = r / 64;
+                if meet_subset(&ra[w..], &rb[w..], &self.up.row(m)[w..]) {
                     Join::Unique(m)
                 } else {
                     Join::Ambiguous(self.minimal(&meet(&[ra, rb])))

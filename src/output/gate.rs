@@ -250,9 +250,7 @@ pub fn annotations(
                     rule: format!("lint/{}", lint.class.key()),
                     message: format!(
                         "{class} in {via} {} → {}{shown} ({} such promotions; {level})",
-                        c.from,
-                        c.to,
-                        lint.conversions.len(),
+                        c.from, c.to, lint.count,
                     ),
                     related: Vec::new(),
                     properties: json!({

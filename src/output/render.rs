@@ -293,7 +293,7 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
             _ => ("\x1b[1;33m", "warning"),
         };
         let mark = if o.color { mark } else { "" };
-        let n = l.conversions.len() as u64;
+        let n = l.count as u64;
         out += &format!(
             "  {mark}{word}[{}]{}: {} {}",
             l.class.key(),
@@ -395,7 +395,7 @@ pub fn json_file(c: &Checked, o: ReportOptions) -> Value {
         "lints": c.lints.iter().map(|l| json!({
             "class": l.class.key(),
             "level": l.level,
-            "count": l.conversions.len(),
+            "count": l.count,
             "conversions": l.conversions.iter().take(o.witnesses).map(|c| json!({
                 "from": c.from, "to": c.to, "via": c.via, "witness": c.witness,
             })).collect::<Vec<_>>(),

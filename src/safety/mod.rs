@@ -679,28 +679,51 @@ pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, Strin
 /// What [`classify`] returns.
 type Classified = (Class, Vec<(Class, Witness)>, Method);
 
-/// [`classify`] of every pair, in order, each distinct (source format, target format, engine)
-/// classified once per process: a policy's pairs share few formats, and the policies and
-/// files of one run (`check lattices`, `docs`, `suggest`'s candidates) share most of them.
-/// The misses run on rayon's pool: they are independent, and z3's each get a context.
-fn classify_all<'a>(
-    pairs: impl Iterator<Item = (&'a Numeric, &'a Numeric)>,
+/// The cache key of a format: its structure. A policy's own `[formats]` differ by name only
+/// (`t3`, `t4`, … may share a layout), and only catalogue names change a conversion's result
+/// (NumPy's NaN payload rules for float16/float32/float64 and bfloat16), so other names are
+/// blanked: a thousand declared dtypes of a dozen layouts are a dozen formats.
+fn structural(n: &Numeric) -> Numeric {
+    let blank = |f: &FloatFormat| {
+        if float_format(&f.name).is_some() {
+            f.clone()
+        } else {
+            FloatFormat {
+                name: String::new(),
+                ..f.clone()
+            }
+        }
+    };
+    match n {
+        Numeric::Int { .. } => n.clone(),
+        Numeric::Float(f) => Numeric::Float(blank(f)),
+        Numeric::Complex(f) => Numeric::Complex(blank(f)),
+    }
+}
+
+/// [`classify`] of every pair of `pairs` (indices into `formats`), each distinct
+/// (source format, target format, engine) classified once per process: a policy's pairs share
+/// few formats, and the policies and files of one run (`check lattices`, `docs`, `suggest`'s
+/// candidates) share most of them. The misses run on rayon's pool: they are independent, and
+/// z3's each get a context.
+fn classify_all(
+    formats: &[Numeric],
+    pairs: &[(usize, usize)],
     engine: Engine,
-) -> Vec<Classified> {
+) -> Vec<std::sync::Arc<Classified>> {
     use rayon::prelude::*;
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
     type Key = (Numeric, Numeric, Engine);
     static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Classified>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let pairs: Vec<(&Numeric, &Numeric)> = pairs.collect();
+    let key = |&(f, t): &(usize, usize)| (formats[f].clone(), formats[t].clone(), engine);
     let missing: Vec<Key> = {
         let known = cache.lock().unwrap_or_else(|e| e.into_inner());
-        let mut seen = std::collections::HashSet::new();
         pairs
             .iter()
-            .map(|&(f, t)| (f.clone(), t.clone(), engine))
-            .filter(|k| !known.contains_key(k) && seen.insert(k.clone()))
+            .map(key)
+            .filter(|k| !known.contains_key(k))
             .collect()
     };
     let found: Vec<(Key, Arc<Classified>)> = missing
@@ -712,59 +735,103 @@ fn classify_all<'a>(
         .collect();
     let mut known = cache.lock().unwrap_or_else(|e| e.into_inner());
     known.extend(found);
-    pairs
-        .iter()
-        .map(|&(f, t)| {
-            let hit = &known[&(f.clone(), t.clone(), engine)];
-            (**hit).clone()
+    pairs.iter().map(|p| known[&key(p)].clone()).collect()
+}
+
+/// Every conversion of a policy, each (a, a ∨ b) pair once, in declaration order (edges
+/// first, then joins row by row), given to `f` as (a, j, via, classification); the
+/// classifications are computed per distinct pair of formats before the first call, and the
+/// pairs are streamed, not collected: a 10,000-node chain has 50 million of them.
+fn each_conversion(
+    policy: &Policy,
+    table: &crate::Table,
+    engine: Engine,
+    mut f: impl FnMut(usize, usize, &'static str, &Classified),
+) {
+    use std::collections::HashMap;
+    // Each node's format, as an index into the distinct (structural) formats.
+    let mut formats: Vec<Numeric> = Vec::new();
+    let mut index: HashMap<Numeric, usize> = HashMap::new();
+    let of: Vec<Option<usize>> = (0..policy.dtypes.len())
+        .map(|i| {
+            // A weak type without a materialisation has no values to analyse.
+            let n = structural(&Numeric::of(policy, i)?);
+            Some(*index.entry(n.clone()).or_insert_with(|| {
+                formats.push(n);
+                formats.len() - 1
+            }))
         })
-        .collect()
+        .collect();
+    let n = table.n();
+    // Walks the pairs in order, each once (a bit per (a, j)), calling `visit` with the
+    // pair's format indices.
+    let walk = |visit: &mut dyn FnMut(usize, usize, &'static str, (usize, usize))| {
+        let mut seen = vec![0u64; (n * n).div_ceil(64)];
+        let mut push = |a: usize, j: usize, via: &'static str| {
+            let bit = a * n + j;
+            if a == j || seen[bit / 64] >> (bit % 64) & 1 == 1 {
+                return;
+            }
+            seen[bit / 64] |= 1 << (bit % 64);
+            if let (Some(fa), Some(fj)) = (of[a], of[j]) {
+                visit(a, j, via, (fa, fj));
+            }
+        };
+        for e in &policy.edges {
+            push(e.from, e.to, "edge");
+        }
+        for a in 0..n {
+            for b in 0..n {
+                if let Some(j) = table.get(a, b) {
+                    push(a, j, "join");
+                }
+            }
+        }
+    };
+    // Pass 1: the distinct format pairs (a handful), classified.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut pair_of_formats = vec![usize::MAX; formats.len() * formats.len()];
+    walk(&mut |_, _, _, (fa, fj)| {
+        let k = fa * formats.len() + fj;
+        if pair_of_formats[k] == usize::MAX {
+            pair_of_formats[k] = pairs.len();
+            pairs.push((fa, fj));
+        }
+    });
+    let classified = classify_all(&formats, &pairs, engine);
+    // Pass 2: the conversions, in order.
+    walk(&mut |a, j, via, (fa, fj)| {
+        let c = &classified[pair_of_formats[fa * formats.len() + fj]];
+        f(a, j, via, c);
+    });
+}
+
+fn conversion(
+    policy: &Policy,
+    a: usize,
+    j: usize,
+    via: &'static str,
+    c: &Classified,
+) -> Conversion {
+    let (class, all, decided_by) = c;
+    Conversion {
+        from: policy.dtypes[a].clone(),
+        to: policy.dtypes[j].clone(),
+        via,
+        class: *class,
+        witness: all.iter().find(|(c, _)| c == class).map(|(_, w)| w.clone()),
+        all: all.clone(),
+        decided_by: *decided_by,
+    }
 }
 
 /// The safety of every edge and every join of a policy, in declaration order.
 pub fn analyse(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<Conversion> {
-    let mut pairs: Vec<(usize, usize, &'static str)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut push = |a: usize, j: usize, via: &'static str| {
-        if a != j && seen.insert((a, j)) {
-            pairs.push((a, j, via));
-        }
-    };
-    for e in &policy.edges {
-        push(e.from, e.to, "edge");
-    }
-    let n = table.n();
-    for a in 0..n {
-        for b in 0..n {
-            if let Some(j) = table.get(a, b) {
-                push(a, j, "join");
-            }
-        }
-    }
-    let formats: Vec<(usize, usize, &'static str, Numeric, Numeric)> = pairs
-        .into_iter()
-        .filter_map(|(a, j, via)| {
-            // A weak type without a materialisation has no values to analyse.
-            Some((a, j, via, Numeric::of(policy, a)?, Numeric::of(policy, j)?))
-        })
-        .collect();
-    let classified = classify_all(formats.iter().map(|(_, _, _, fa, fj)| (fa, fj)), engine);
-    formats
-        .iter()
-        .zip(classified)
-        .map(|((a, j, via, _, _), (class, all, decided_by))| Conversion {
-            from: policy.dtypes[*a].clone(),
-            to: policy.dtypes[*j].clone(),
-            via,
-            class,
-            witness: all
-                .iter()
-                .find(|(c, _)| *c == class)
-                .map(|(_, w)| w.clone()),
-            all,
-            decided_by,
-        })
-        .collect()
+    let mut out = Vec::new();
+    each_conversion(policy, table, engine, |a, j, via, c| {
+        out.push(conversion(policy, a, j, via, c))
+    });
+    out
 }
 
 #[cfg(test)]
@@ -833,42 +900,56 @@ mod tests {
     }
 }
 
-/// One lintable safety class of a policy: its level and the conversions that show it.
+/// One lintable safety class of a policy: its level, how many conversions show it, and the
+/// first of them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LintResult {
     pub class: Class,
     pub level: crate::policy::spec::Level,
-    /// Conversions of this class (edges first, then joins, in declaration order).
+    /// How many conversions are of this class.
+    pub count: usize,
+    /// The first `examples` conversions of this class (edges first, then joins, in
+    /// declaration order).
     pub conversions: Vec<Conversion>,
 }
 
-/// The policy's lints: for each lossy class that occurs and is not allowed, the conversions.
-pub fn lint(policy: &Policy, table: &crate::Table, engine: Engine) -> Vec<LintResult> {
+/// The policy's lints: for each lossy class that occurs and is not allowed, its count and
+/// first `examples` conversions (`usize::MAX`: all of them).
+pub fn lint(
+    policy: &Policy,
+    table: &crate::Table,
+    engine: Engine,
+    examples: usize,
+) -> Vec<LintResult> {
+    use crate::policy::spec::Level;
     const LINTS: [Class; 4] = [
         Class::PrecisionLoss,
         Class::Overflow,
         Class::SignLoss,
         Class::DropsComponent,
     ];
-    let allowed = |c: Class| policy.lint_level(c.key()) == crate::policy::spec::Level::Allow;
-    // Nothing to report: no conversion is classified.
-    if LINTS.into_iter().all(allowed) {
-        return Vec::new();
-    }
-    let all = analyse(policy, table, engine);
-    LINTS
+    let mut results: Vec<LintResult> = LINTS
         .into_iter()
-        .filter_map(|class| {
-            let level = policy.lint_level(class.key());
-            let conversions: Vec<Conversion> =
-                all.iter().filter(|c| c.class == class).cloned().collect();
-            (level != crate::policy::spec::Level::Allow && !conversions.is_empty()).then_some(
-                LintResult {
-                    class,
-                    level,
-                    conversions,
-                },
-            )
+        .map(|class| LintResult {
+            class,
+            level: policy.lint_level(class.key()),
+            count: 0,
+            conversions: Vec::new(),
         })
-        .collect()
+        .filter(|r| r.level != Level::Allow)
+        .collect();
+    // Nothing to report: no conversion is classified.
+    if results.is_empty() {
+        return results;
+    }
+    each_conversion(policy, table, engine, |a, j, via, c| {
+        if let Some(r) = results.iter_mut().find(|r| r.class == c.0) {
+            r.count += 1;
+            if r.conversions.len() < examples {
+                r.conversions.push(conversion(policy, a, j, via, c));
+            }
+        }
+    });
+    results.retain(|r| r.count > 0);
+    results
 }

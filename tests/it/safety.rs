@@ -286,3 +286,82 @@ fn denied_lints_fail_the_check_and_allowed_ones_are_silent() {
             .contains("warning[precision-loss]")
     );
 }
+
+/// A chain of `n` declared float dtypes cycling through 7 × 11 layouts (named `t0` …).
+fn declared_chain(n: usize) -> Input {
+    let mut toml = String::from("name = \"declared-chain\"\ndtypes = [");
+    toml += &(0..n)
+        .map(|i| format!("\"t{i}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    toml += "]\n[promotes]\n";
+    for i in 0..n - 1 {
+        toml += &format!("t{i} = [\"t{}\"]\n", i + 1);
+    }
+    for i in 0..n {
+        toml += &format!(
+            "[formats.t{i}]\nkind = \"float\"\nexponent_bits = {}\nmantissa_bits = {}\n",
+            2 + i % 7,
+            1 + (i * 3) % 11
+        );
+    }
+    Input::parse("declared-chain.toml", &toml).unwrap()
+}
+
+#[test]
+fn lints_count_every_conversion_and_keep_only_the_examples_asked_for() {
+    // 300 dtypes, 44,850 conversions, 77 layouts: classified per layout pair, not per pair
+    // (by name they would be 44,850 classifications of up to 2^16 values each).
+    let input = declared_chain(300);
+    let Input::Policy { policy, joins, .. } = &input else {
+        panic!()
+    };
+    let all = safety::analyse(policy, &joins.table, safety::Engine::Search);
+    assert_eq!(all.len(), 300 * 299 / 2);
+    let lints = safety::lint(policy, &joins.table, safety::Engine::Search, 2);
+    for l in &lints {
+        let of_class: Vec<&safety::Conversion> =
+            all.iter().filter(|c| c.class == l.class).collect();
+        assert_eq!(l.count, of_class.len(), "{:?}", l.class);
+        assert_eq!(l.conversions.len(), 2);
+        assert_eq!(
+            &l.conversions.iter().collect::<Vec<_>>()[..],
+            &of_class[..2]
+        );
+    }
+    let counts: Vec<(Class, usize)> = lints.iter().map(|l| (l.class, l.count)).collect();
+    assert_eq!(
+        counts,
+        [(Class::PrecisionLoss, 8_875), (Class::Overflow, 22_085)]
+    );
+    // The same layouts under other names classify alike: t80 → t81 has t3 → t4's layouts,
+    // and its cached classification is what classifying t3 → t4 afresh, by name, gives.
+    let find = |a: &str, b: &str| all.iter().find(|c| c.from == a && c.to == b).unwrap();
+    let (t3, t4) = (
+        safety::Numeric::of(policy, 3).unwrap(),
+        safety::Numeric::of(policy, 4).unwrap(),
+    );
+    let (class, every, _) = safety::classify(&t3, &t4, safety::Engine::Search);
+    assert_eq!(
+        (find("t80", "t81").class, &find("t80", "t81").all),
+        (class, &every)
+    );
+    assert_eq!(class, Class::PrecisionLoss);
+}
+
+#[cfg(feature = "z3")]
+#[test]
+fn the_default_check_skips_z3_above_its_size_and_says_so() {
+    let input = declared_chain(typejoin::check::Z3_CROSS_CHECK_NODES + 1);
+    let opts = typejoin::check::Options::with(typejoin::check::Engine::Both);
+    let checked = typejoin::check::check(&input, opts).unwrap();
+    assert_eq!(
+        checked.warnings,
+        [
+            "warning: declared-chain.toml has 129 dtypes: z3's cross-check is skipped above 128 \
+          (it would not finish); the exhaustive verdict stands. `--engine z3` runs it anyway."
+        ]
+    );
+    assert_eq!(checked.report.engines, ["exhaustive"]);
+    assert!(checked.report.ok());
+}

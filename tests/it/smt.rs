@@ -444,7 +444,8 @@ fn z3_returns_within_its_limit_on_a_200_node_antichain() {
         out.contains("unknown[associativity]: z3 could not decide (timeout after "),
         "{out}"
     );
-    // The exhaustive engine decides the same file at once: every law holds.
+    // The default engine decides the same file at once by the exhaustive checker (every law
+    // holds) and, the table being over 128 dtypes, skips z3 and says so.
     let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
         .args([
             "check",
@@ -459,7 +460,10 @@ fn z3_returns_within_its_limit_on_a_200_node_antichain() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("warning: z3 could not decide `associativity`"),
+        err.contains(
+            "antichain.json has 200 dtypes: z3's cross-check is skipped above 128 (it would \
+             not finish); the exhaustive verdict stands."
+        ),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
