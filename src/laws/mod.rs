@@ -613,38 +613,77 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
 pub const EXACT_TRIPLES: usize = 500 * 500 * 500;
 
 fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
+    use rayon::prelude::*;
     let t = ctx.table;
     let n = t.n();
-    let exact = n.saturating_pow(3) <= EXACT_TRIPLES || opts.max_witnesses == usize::MAX;
-    let mut assoc = Collector::new(Check::Associativity, opts);
-    let mut defn = Collector::new(Check::DefinednessAssociativity, opts);
-    'sweep: for a in 0..n {
+    let exact = n.saturating_pow(3) <= EXACT_TRIPLES
+        || opts.max_witnesses == usize::MAX
+        || opts.max_witnesses == 0;
+    // Rows (the first operand `a`) are swept in parallel, a batch at a time, each row into its
+    // own collectors, merged in row order: the witnesses kept and the counts are those of the
+    // serial sweep. Without `exact`, a row stops once its collectors are full, and the sweep
+    // after the first batch that fills the merged ones. A batch is a fixed 8 rows, so a
+    // stopped sweep's "at least" count is the same on every machine; each row may keep as many
+    // witnesses as the merged collectors have room for, so the batch also bounds the memory
+    // (and a row of n² pairs is work enough to share out).
+    let batch = 8;
+    let sweep = |collectors: &mut [Collector], row: &(dyn Fn(usize, &mut [Collector]) + Sync)| {
+        for start in (0..n).step_by(batch) {
+            let parts: Vec<Vec<Collector>> = (start..n.min(start + batch))
+                .into_par_iter()
+                .map(|a| {
+                    // A row can add no more witnesses than the merged collector has room for.
+                    let mut local: Vec<Collector> = collectors
+                        .iter()
+                        .map(|c| Collector {
+                            max: c.max - c.raw.len(),
+                            ..Collector::new(c.check, opts)
+                        })
+                        .collect();
+                    row(a, &mut local);
+                    local
+                })
+                .collect();
+            for part in parts {
+                for (c, p) in collectors.iter_mut().zip(part) {
+                    c.absorb(p);
+                }
+            }
+            if !exact && collectors.iter().all(Collector::full) {
+                for c in collectors.iter_mut() {
+                    c.exact = false;
+                }
+                return;
+            }
+        }
+    };
+    let mut triples = [
+        Collector::new(Check::Associativity, opts),
+        Collector::new(Check::DefinednessAssociativity, opts),
+    ];
+    sweep(&mut triples, &|a, local| {
         for b in 0..n {
-            if !exact && assoc.full() && defn.full() {
-                assoc.exact = false;
-                defn.exact = false;
-                break 'sweep;
+            if !exact && local.iter().all(Collector::full) {
+                local.iter_mut().for_each(|c| c.exact = false);
+                return;
             }
             let ab = t.get(a, b);
             for c in 0..n {
                 let l = ab.and_then(|x| t.get(x, c));
                 let r = t.get(b, c).and_then(|y| t.get(a, y));
                 if l != r {
-                    if l.is_some() && r.is_some() {
-                        assoc.push(&[a, b, c]);
-                    } else {
-                        defn.push(&[a, b, c]);
-                    }
+                    let k = if l.is_some() && r.is_some() { 0 } else { 1 };
+                    local[k].push(&[a, b, c]);
                 }
             }
         }
-    }
-    let mut nary = Collector::new(Check::NaryFold, opts);
-    'fold: for a in 0..n {
+    });
+    let mut nary = [Collector::new(Check::NaryFold, opts)];
+    sweep(&mut nary, &|a, local| {
         for b in a..n {
-            if !exact && nary.full() {
-                nary.exact = false;
-                break 'fold;
+            if !exact && local[0].full() {
+                local[0].exact = false;
+                return;
             }
             for c in b..n {
                 let fold = |p: [usize; 3]| t.get(p[0], p[1]).and_then(|x| t.get(x, p[2]));
@@ -653,11 +692,13 @@ fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
                     .iter()
                     .any(|&p| fold(p) != first)
                 {
-                    nary.push(&[a, b, c]);
+                    local[0].push(&[a, b, c]);
                 }
             }
         }
-    }
+    });
+    let [assoc, defn] = triples;
+    let [nary] = nary;
     [
         assoc.finish(ctx, "(a ∨ b) ∨ c = a ∨ (b ∨ c) wherever both are defined"),
         defn.finish(ctx, "(a ∨ b) ∨ c is defined exactly when a ∨ (b ∨ c) is"),
@@ -847,9 +888,17 @@ impl Collector {
         }
     }
 
-    /// Whether it keeps no more witnesses (it keeps some, and has found at least one).
+    /// Adds a later part of the same sweep: its count, and its witnesses while room is left.
+    pub(crate) fn absorb(&mut self, part: Collector) {
+        self.count += part.count;
+        self.exact &= part.exact;
+        let room = self.max.saturating_sub(self.raw.len());
+        self.raw.extend(part.raw.into_iter().take(room));
+    }
+
+    /// Whether it keeps no more witnesses (and has found at least one).
     pub(crate) fn full(&self) -> bool {
-        self.max > 0 && self.count > 0 && self.raw.len() >= self.max
+        self.count > 0 && self.raw.len() >= self.max
     }
 
     pub(crate) fn push(&mut self, idx: &[usize]) {

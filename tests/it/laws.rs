@@ -162,3 +162,40 @@ fn induced_order_parts_of_a_small_table() {
     let c = laws::induced_counts(&t);
     assert_eq!((c.antisymmetry, c.transitivity), (0, 3));
 }
+
+/// `n` dtypes where `a ∨ b = a` (left projection), undefined where 7 divides a + b.
+fn projection(n: usize) -> Table {
+    let mut t = Table::new((0..n).map(|i| format!("d{i}")).collect());
+    for a in 0..n {
+        for b in 0..n {
+            t.set(a, b, ((a + b) % 7 != 0).then_some(a));
+        }
+    }
+    t
+}
+
+#[test]
+fn the_triple_sweep_counts_exactly_up_to_500_dtypes_and_stops_early_beyond() {
+    let opts = CheckOptions { max_witnesses: 10 };
+    // 60 dtypes: every violation counted (the rows swept in parallel, merged in order, give
+    // the serial sweep's first witnesses).
+    let [assoc, defn, nary] = laws::brute_force(&projection(60), opts);
+    assert_eq!(
+        (assoc.status, assoc.count, assoc.exact),
+        (Status::Holds, 0, true)
+    );
+    // (counts from a serial Python sweep of the same table)
+    assert_eq!((defn.count, defn.exact), (45_414, true));
+    assert_eq!((nary.count, nary.exact), (35_552, true));
+    assert_eq!(defn.witnesses.len(), 10);
+    // 600 dtypes: associativity holds, so its sweep (and definedness-associativity's, which
+    // shares it) runs to the end and counts exactly; the n-ary fold stops at its witnesses
+    // and its count is a lower bound, the same on every machine (fixed batches of rows).
+    let [assoc, defn, nary] = laws::brute_force(&projection(600), opts);
+    assert_eq!((assoc.status, assoc.exact), (Status::Holds, true));
+    // (a ∨ b defined, and exactly one of a ∨ c, b ∨ c: counted by residues mod 7)
+    assert_eq!((defn.count, defn.exact), (45_352_960, true));
+    assert_eq!((nary.status, nary.exact), (Status::Violated, false));
+    assert_eq!(nary.witnesses.len(), 10);
+    assert_eq!(nary.count, 4_084); // the first batch of 8 rows, each stopped once it had 10
+}
