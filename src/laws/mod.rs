@@ -459,7 +459,7 @@ pub fn check_lattice(
     }];
 
     let mut uniq = Collector::new(Check::Uniqueness, opts);
-    for &(a, b) in joins.ambiguous.keys() {
+    for (a, b) in joins.ambiguous.pairs() {
         uniq.push(&[a, b]);
     }
     laws.push(uniq.finish(ctx, "every pair with an upper bound has a least one"));
@@ -467,7 +467,7 @@ pub fn check_lattice(
     let mut exist = Collector::new(Check::Existence, opts);
     for a in 0..n {
         for b in a + 1..n {
-            if joins.get(a, b) == Join::NoUpperBound {
+            if t.get(a, b).is_none() && !joins.ambiguous.contains(a, b) {
                 exist.push(&[a, b]);
             }
         }
@@ -551,7 +551,9 @@ pub fn check_table(path: &str, name: &str, t: &Table, opts: CheckOptions) -> Rep
 
 /// Commutativity and idempotence (always exhaustive), then associativity,
 /// definedness-associativity and the n-ary fold: proved when `structural` (and the first two
-/// hold), brute force otherwise.
+/// hold), brute force otherwise. A policy's join table whose only defect is ambiguous pairs
+/// still has every defined cell a least upper bound, so its associativity is proved (the
+/// corollary in docs/math.md) and only the other two laws are swept.
 fn table_laws(ctx: Ctx, structural: bool, opts: CheckOptions) -> Vec<LawResult> {
     let t = ctx.table;
     let n = t.n();
@@ -589,7 +591,8 @@ fn table_laws(ctx: Ctx, structural: bool, opts: CheckOptions) -> Vec<LawResult> 
             });
         }
     } else {
-        out.extend(brute_force_ctx(ctx, opts));
+        let lub_cells = ctx.joins.is_some() && out.iter().all(|l| l.status == Status::Holds);
+        out.extend(brute_force_ctx(ctx, opts, lub_cells));
     }
     out
 }
@@ -602,6 +605,7 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
             joins: None,
         },
         opts,
+        false,
     )
 }
 
@@ -612,7 +616,11 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
 /// is still swept in full, and `max_witnesses = usize::MAX` (`--all-witnesses`) counts all.
 pub const EXACT_TRIPLES: usize = 500 * 500 * 500;
 
-fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
+/// With `lub_cells` (every defined cell is the least upper bound of its operands in a partial
+/// order), associativity is proved rather than swept: both sides, when defined, are the least
+/// upper bound of `{a, b, c}` (docs/math.md, the corollary). Only definedness is then swept,
+/// and a sweep that finds its witnesses can stop early.
+fn brute_force_ctx(ctx: Ctx, opts: CheckOptions, lub_cells: bool) -> [LawResult; 3] {
     use rayon::prelude::*;
     let t = ctx.table;
     let n = t.n();
@@ -657,10 +665,12 @@ fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
             }
         }
     };
-    let mut triples = [
-        Collector::new(Check::Associativity, opts),
-        Collector::new(Check::DefinednessAssociativity, opts),
-    ];
+    // Collectors: [definedness] when associativity is proved, else [associativity, definedness].
+    let mut triples: Vec<Collector> = [Check::Associativity, Check::DefinednessAssociativity]
+        .into_iter()
+        .skip(usize::from(lub_cells))
+        .map(|check| Collector::new(check, opts))
+        .collect();
     sweep(&mut triples, &|a, local| {
         for b in 0..n {
             if !exact && local.iter().all(Collector::full) {
@@ -672,7 +682,9 @@ fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
                 let l = ab.and_then(|x| t.get(x, c));
                 let r = t.get(b, c).and_then(|y| t.get(a, y));
                 if l != r {
-                    let k = if l.is_some() && r.is_some() { 0 } else { 1 };
+                    let both = l.is_some() && r.is_some();
+                    debug_assert!(!(both && lub_cells), "least upper bounds are associative");
+                    let k = if both { 0 } else { local.len() - 1 };
                     local[k].push(&[a, b, c]);
                 }
             }
@@ -697,10 +709,21 @@ fn brute_force_ctx(ctx: Ctx, opts: CheckOptions) -> [LawResult; 3] {
             }
         }
     });
-    let [assoc, defn] = triples;
+    let defn = triples.pop().expect("the definedness collector");
+    let assoc = match triples.pop() {
+        Some(assoc) => assoc.finish(ctx, "(a ∨ b) ∨ c = a ∨ (b ∨ c) wherever both are defined"),
+        None => LawResult {
+            law: Law::Associativity,
+            status: Status::Proved,
+            count: 0,
+            exact: true,
+            witnesses: vec![],
+            note: "proved: every defined join is a least upper bound (docs/math.md)".into(),
+        },
+    };
     let [nary] = nary;
     [
-        assoc.finish(ctx, "(a ∨ b) ∨ c = a ∨ (b ∨ c) wherever both are defined"),
+        assoc,
         defn.finish(ctx, "(a ∨ b) ∨ c is defined exactly when a ∨ (b ∨ c) is"),
         nary.finish(ctx, "every order of operands folds to the same result"),
     ]

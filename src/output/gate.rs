@@ -400,11 +400,7 @@ fn locate(input: &Input, v: &Violation) -> (Range<usize>, Vec<(Range<usize>, Str
                 .enumerate()
                 .flat_map(|(i, &a)| idx[i + 1..].iter().map(move |&b| (a.min(b), a.max(b))));
             for (a, b) in pairs {
-                if let Some(bounds) = joins
-                    .ambiguous
-                    .get(&(a, b))
-                    .or(joins.ambiguous.get(&(b, a)))
-                {
+                if let Some(bounds) = joins.ambiguous.candidates(a, b) {
                     let into = |u: usize| {
                         policy
                             .edges
