@@ -294,10 +294,14 @@ pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
                 _ if same_value(v, back) => Class::Exact,
                 Value::Nan { .. } if neg && !f.signed => Class::SignLoss,
                 Value::Nan { .. } | Value::Inf { .. } => Class::Overflow,
-                // Clamped (float4/float6 saturate): it would have rounded beyond the maximum.
+                // Clamped (float4/float6 saturate): it would have rounded beyond the maximum
+                // (or, far beyond it, out of the wider format's range altogether).
                 Value::Finite { .. }
                     if f.nan == crate::numeric::format::NanEncoding::None
-                        && mag_lt(f.max_finite(), unbounded(f, v)) =>
+                        && match unbounded(f, v) {
+                            u @ Value::Finite { .. } => mag_lt(f.max_finite(), u),
+                            _ => true,
+                        } =>
                 {
                     Class::Overflow
                 }
@@ -490,6 +494,72 @@ fn min_exponent(f: &FloatFormat) -> i32 {
     }
 }
 
+/// The values a target represents exactly, as a test cheaper than the codec's round trip
+/// (most of an enumeration's values convert exactly). A float format with a sign and
+/// subnormals (where that grid is the whole story): at most `precision` significant bits, none
+/// below the smallest subnormal, no magnitude above the largest finite value. An integer
+/// type: whole numbers in its range.
+enum Grid {
+    Float {
+        precision: u32,
+        lsb: i32,
+        max: Value,
+    },
+    Int {
+        bits: u32,
+        signed: bool,
+    },
+}
+
+impl Grid {
+    fn of(to: &Numeric) -> Option<Grid> {
+        match to {
+            Numeric::Float(f) | Numeric::Complex(f) if f.signed && f.subnormals => {
+                Some(Grid::Float {
+                    precision: f.mantissa_bits + 1,
+                    lsb: min_exponent(f),
+                    max: f.max_finite(),
+                })
+            }
+            &Numeric::Int { bits, signed } if bits < 128 => Some(Grid::Int { bits, signed }),
+            _ => None,
+        }
+    }
+
+    /// `v` is finite and exactly representable (so [`classify_value`] calls it exact).
+    fn holds(&self, v: Value) -> bool {
+        let Value::Finite { neg, mant, exp } = v else {
+            return false;
+        };
+        if mant == 0 {
+            return true;
+        }
+        let tz = mant.trailing_zeros();
+        let (top, low) = (128 - mant.leading_zeros() as i32 + exp, tz as i32 + exp);
+        match *self {
+            Grid::Float {
+                precision,
+                lsb,
+                max,
+            } => (top - low) as u32 <= precision && low >= lsb && !mag_lt(max, v),
+            Grid::Int { bits, signed } => {
+                // A whole number (no bit below 2^0) below 2^bits, then the range.
+                if low < 0 || top > bits as i32 {
+                    return false;
+                }
+                let mag = if exp >= 0 { mant << exp } else { mant >> -exp };
+                let limit = 1u128 << (bits - u32::from(signed));
+                match (signed, neg) {
+                    (false, true) => false,
+                    (false, false) => true,
+                    (true, false) => mag < limit,
+                    (true, true) => mag <= limit,
+                }
+            }
+        }
+    }
+}
+
 /// Each class found, with its smallest witness and what it becomes.
 pub type Found = std::collections::BTreeMap<Class, (Value, Value)>;
 
@@ -499,21 +569,14 @@ pub fn classify(
     to: &Numeric,
     engine: Engine,
 ) -> (Class, Vec<(Class, Witness)>, Method) {
-    let mut best: Found = Default::default();
-    let (values, exhaustive) = candidates(from, to);
-    for v in values {
-        let (class, back) = classify_value(v, to);
-        if class == Class::Exact {
-            continue;
-        }
-        let better = match best.get(&class) {
-            None => true,
-            Some((w, _)) => mag_lt(v, *w),
-        };
-        if better {
-            best.insert(class, (v, back));
-        }
-    }
+    let (values, exhaustive) = if from.width() <= 16 {
+        (every_value(from), true)
+    } else {
+        let (values, exhaustive) = candidates(from, to);
+        (std::sync::Arc::new(values), exhaustive)
+    };
+    let monotone = exhaustive && matches!(component(to), Numeric::Float(f) if f.signed);
+    let mut best = scan(&values, to, monotone);
     let mut method = if exhaustive {
         Method::Enumeration
     } else {
@@ -558,6 +621,75 @@ pub fn classify(
         None => Class::Unknown,
     };
     (class, all, method)
+}
+
+/// Every finite value of a format of up to 16 bits (a complex one's components), decoded
+/// once per process: a policy converts each such source into many targets.
+fn every_value(from: &Numeric) -> std::sync::Arc<Vec<Value>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<Numeric, Arc<Vec<Value>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = component(from);
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return hit.clone();
+    }
+    let values = Arc::new(candidates(&key, &key).0);
+    let mut known = cache.lock().unwrap_or_else(|e| e.into_inner());
+    known.entry(key).or_insert(values).clone()
+}
+
+/// The smallest witness of each class among `values` converted into `to`.
+///
+/// With `monotone` (every value of a format of up to 16 bits, in bit order, into a signed
+/// float format) the scan reads a handful of values. They come positives first in increasing
+/// magnitude, then the negatives, and into a signed float format a value converts as its
+/// magnitude does (rounding is symmetric) to an exact value, a rounded one, or an overflow,
+/// and every value above one that overflows overflows too. So the first overflow is found by
+/// bisection, the smallest rounded value is the first inexact one below it, and of the
+/// negatives only the first can have a magnitude no positive value has (-2^(b-1) of an
+/// integer; -0 of a float). `tests::the_shortcuts_of_a_scan_change_no_witness` holds it to
+/// the whole scan on every pair of catalogue formats.
+fn scan(values: &[Value], to: &Numeric, monotone: bool) -> Found {
+    let mut best: Found = Default::default();
+    let grid = Grid::of(to);
+    let mut record = |v: Value| {
+        if grid.as_ref().is_some_and(|g| g.holds(v)) {
+            return Class::Exact;
+        }
+        let (class, back) = classify_value(v, to);
+        if class != Class::Exact {
+            let better = match best.get(&class) {
+                None => true,
+                Some((w, _)) => mag_lt(v, *w),
+            };
+            if better {
+                best.insert(class, (v, back));
+            }
+        }
+        class
+    };
+    if !monotone {
+        for &v in values {
+            record(v);
+        }
+        return best;
+    }
+    let negative = |v: &Value| matches!(v, Value::Finite { neg: true, .. });
+    let positives = &values[..values.partition_point(|v| !negative(v))];
+    let below = positives.partition_point(|&v| classify_value(v, to).0 != Class::Overflow);
+    for &v in &positives[..below] {
+        if record(v) == Class::PrecisionLoss {
+            break;
+        }
+    }
+    if let Some(&v) = positives.get(below) {
+        record(v);
+    }
+    if let Some(&v) = values.get(positives.len()) {
+        record(v);
+    }
+    best
 }
 
 /// z3's answer for a wide conversion, remembered per process: policies share most of them.
@@ -890,6 +1022,21 @@ mod tests {
         assert_eq!(check("float32", "float64").0, Class::Exact);
         assert_eq!(check("int16", "float32").0, Class::Exact);
         assert_eq!(check("float16", "float8_e4m3fn").0, Class::Overflow);
+        // A saturating format clamps what lies far beyond its maximum too: 62 becomes 7.5 in
+        // float6_e2m3fn, an overflow (it was called a precision loss once it also lay beyond
+        // the range of the one-bit-wider format used to decide).
+        let e2m3 = num("float6_e2m3fn");
+        let v = |mant| Value::Finite {
+            neg: false,
+            mant,
+            exp: 0,
+        };
+        assert_eq!(classify_value(v(62), &e2m3).0, Class::Overflow);
+        assert_eq!(classify_value(v(8), &e2m3).0, Class::Overflow);
+        assert_eq!(
+            check("int16", "float6_e2m3fn"),
+            (Class::Overflow, Some(("8".into(), "7.5".into())))
+        );
         assert_eq!(
             check("int64", "float64"),
             (
@@ -897,6 +1044,52 @@ mod tests {
                 Some(("9007199254740993".into(), "9007199254740992".into()))
             )
         );
+    }
+
+    /// The grid test holds for exactly the values the codec's round trip calls exact, for
+    /// every source of up to 16 bits and every integer type and signed float format of the
+    /// catalogue; a monotone scan's early stops change nothing.
+    #[test]
+    fn the_shortcuts_of_a_scan_change_no_witness() {
+        let named: Vec<Numeric> = crate::numeric::dtype::CATALOGUE
+            .iter()
+            .filter_map(|d| Source::named(d.name))
+            .map(|s| match s {
+                Source::Float(f) => Numeric::Float(f),
+                Source::Int { bits, signed } => Numeric::Int { bits, signed },
+            })
+            .collect();
+        let mut skipped = 0;
+        for to in &named {
+            let Some(grid) = Grid::of(to) else { continue };
+            for from in named.iter().filter(|f| f.width() <= 16) {
+                for v in candidates(from, to).0 {
+                    // Tight both ways: exactly the values the round trip calls exact.
+                    let exact = classify_value(v, to).0 == Class::Exact;
+                    assert_eq!(grid.holds(v), exact, "{v:?} into {to:?}");
+                    skipped += usize::from(exact);
+                }
+            }
+        }
+        assert!(skipped > 500_000, "{skipped}");
+        // The early stops of a monotone scan find what the whole scan finds.
+        let mut stopped_early = 0;
+        for from in named.iter().filter(|f| f.width() <= 16) {
+            for to in &named {
+                if matches!(to, Numeric::Float(f) if f.signed) {
+                    let (values, _) = candidates(from, to);
+                    assert_eq!(scan(&values, to, true), scan(&values, to, false));
+                    stopped_early += 1;
+                }
+            }
+        }
+        assert!(stopped_early > 100, "{stopped_early}");
+        let grid = Grid::of(&num("float32")).unwrap();
+        let (values, _) = candidates(&num("bfloat16"), &num("float32"));
+        assert_eq!(values.iter().filter(|v| !grid.holds(**v)).count(), 0);
+        let grid = Grid::of(&num("int32")).unwrap();
+        let (values, _) = candidates(&num("uint16"), &num("int32"));
+        assert_eq!(values.iter().filter(|v| !grid.holds(**v)).count(), 0);
     }
 }
 
