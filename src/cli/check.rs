@@ -47,17 +47,37 @@ pub(crate) fn check(
                 ),
         ));
     }
+    // Files are checked in parallel (z3's queries on one small policy leave a core idle) and
+    // reported in order, so the output is the same as a serial run's.
+    enum Outcome {
+        Unreadable(LoadError),
+        Failed(String),
+        Checked(Box<(Input, String, typejoin::Checked)>),
+    }
+    use rayon::prelude::*;
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .map(|f| {
+            let loaded = read(f).and_then(|text| {
+                Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text))
+            });
+            match loaded {
+                Err(e) => Outcome::Unreadable(e),
+                Ok((input, text)) => match typejoin::check::check(&input, opts) {
+                    Ok(checked) => Outcome::Checked(Box::new((input, text, checked))),
+                    Err(message) => Outcome::Failed(message.to_string()),
+                },
+            }
+        })
+        .collect();
     let mut reports = Vec::new();
     let mut failed: Vec<LoadError> = Vec::new();
     let mut internal = false;
     let mut stdout = anstream::AutoStream::never(std::io::stdout().lock());
     let mut annotations = Vec::new();
-    for f in &files {
-        let loaded = read(f)
-            .and_then(|text| Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text)));
-        let (input, text) = match loaded {
-            Ok(loaded) => loaded,
-            Err(e) => {
+    for outcome in outcomes {
+        let (input, text, report) = match outcome {
+            Outcome::Unreadable(e) => {
                 eprint!("{}", e.render_at_most(err_color, max_errors));
                 annotations.extend(
                     e.diagnostics
@@ -67,20 +87,16 @@ pub(crate) fn check(
                 failed.push(e);
                 continue;
             }
-        };
-        let report = match typejoin::check::check(&input, opts) {
-            Ok(checked) => {
-                for w in &checked.warnings {
-                    eprintln!("{w}");
-                }
-                checked
-            }
-            Err(message) => {
+            Outcome::Failed(message) => {
                 eprintln!("{message}");
                 internal = true;
                 continue;
             }
+            Outcome::Checked(checked) => *checked,
         };
+        for w in &report.warnings {
+            eprintln!("{w}");
+        }
         if let CheckFormat::Human = format {
             let _ = write!(stdout, "{}", typejoin::output::render::human(&report, o));
         }
