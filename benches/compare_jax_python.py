@@ -7,10 +7,9 @@ Usage: python3 benches/compare_jax_python.py   (from the crate root; needs cargo
 """
 import subprocess
 import sys
-import time
 import tomllib
 
-from divan_figures import divan_median
+from common import divan_medians, median_of
 
 
 def upper_bounds(lattice):
@@ -53,27 +52,19 @@ def grid(rows, cols):
     return lat
 
 
-def best_of(f, budget=2.0, max_runs=50):
-    times, start = [], time.perf_counter()
-    while len(times) < max_runs and (not times or time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2]
-
-
 def main():
     with open("lattices/jax.toml", "rb") as f:
         spec = tomllib.load(f)
     jax = {d: list(spec["promotes"].get(d, [])) for d in spec["dtypes"]}
-    cases = [("jax_35_nodes", jax), ("100", grid(10, 10)), ("300", grid(15, 20)), ("1000", grid(25, 40))]
-    py = {name: best_of(lambda lat=lat: join_table(lat)) for name, lat in cases}
-    bench = subprocess.run(
+    cases = [("jax_35_nodes", jax), ("grid_lattice/100", grid(10, 10)),
+             ("grid_lattice/300", grid(15, 20)), ("grid_lattice/1000", grid(25, 40))]
+    py = {name: median_of(lambda lat=lat: join_table(lat)) for name, lat in cases}
+    bench = divan_medians(subprocess.run(
         ["cargo", "bench", "--bench", "check"], capture_output=True, text=True, check=True
-    ).stdout
+    ).stdout)
     print(f"{'lattice':<14} {'JAX algorithm (Python)':>24} {'typejoin check':>16} {'ratio':>8}")
     for name, _ in cases:
-        ours = divan_median(bench, name)
+        ours = bench.get(name)
         if ours is None:
             print(f"{name}: no divan figure found", file=sys.stderr)
             continue

@@ -21,12 +21,15 @@ import argparse
 import json
 import subprocess
 import sys
-import time
+
+from common import best
 
 try:
     import ml_dtypes
     import numpy as np
 except ImportError as e:  # pragma: no cover
+    if __name__ != "__main__":
+        raise
     print(f"skipped: {e}")
     sys.exit(0)
 
@@ -69,21 +72,61 @@ def random(name, n, rng, data):
     return raw.view(d)
 
 
-def best(f, runs):
-    f()
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def copy_bandwidth():
     src = np.ones(32 * 1024 * 1024, dtype=np.float64)  # 256 MB
     dst = np.empty_like(src)
     t = best(lambda: np.copyto(dst, src), 5)
     return 2 * src.nbytes / t / 1e9
+
+
+def measure(pairs, n, threads=1, runs=10, rounds=3, data="normal", bw=None, quiet=False,
+            with_jax=True):
+    """One row per (op, lhs, rhs): NumPy, JAX (None when absent, not promoted or not asked
+    for), typejoin and the bandwidth bound, in seconds, each side its best over `rounds`."""
+    bw = bw or copy_bandwidth()
+    rng = np.random.default_rng(1)
+    rows = []
+    for op, lhs, rhs in pairs:
+        cmd = ["target/release/typejoin", "bench", "--op", op, "--lhs", lhs, "-n", str(n),
+               "--threads", str(threads), "--runs", str(runs), "--data", data]
+        cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]
+        a = random(lhs, n, rng, data)
+        b = None if op == "astype" else random(rhs, n, rng, data)
+        t_ours = t_np = t_jax = float("inf")
+        for _ in range(rounds):
+            ours = json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                             text=True).stdout)
+            out_name = ours["out"]
+            t_ours = min(t_ours, ours["ns_per_element_best"] * n / 1e9)
+            with np.errstate(all="ignore"):
+                out = np.empty(n, dtype=dt(out_name))
+                if op == "astype":
+                    t_np = min(t_np, best(lambda: np.copyto(out, a, casting="unsafe"), runs))
+                    moved = n * (a.itemsize + out.itemsize)
+                else:
+                    t_np = min(t_np, best(lambda: np.add(a, b, out=out, dtype=dt(out_name),
+                                                         casting="unsafe"), runs))
+                    moved = n * (a.itemsize + b.itemsize + out.itemsize)
+            if with_jax and jax is not None and op == "add" and t_jax is not None:
+                try:
+                    ja, jb = jnp.asarray(a), jnp.asarray(b)
+                    f = jax.jit(jnp.add)
+                    t_jax = min(t_jax, best(lambda: f(ja, jb).block_until_ready(), runs))
+                except Exception:  # a pair JAX does not promote
+                    t_jax = None
+        if t_jax == float("inf"):
+            t_jax = None
+        bound = moved / (bw * 1e9)
+        rows.append({"op": op, "lhs": lhs, "rhs": rhs, "pair": f"{op} {lhs} {rhs}",
+                     "out": out_name, "n": n, "numpy_s": t_np, "jax_s": t_jax,
+                     "typejoin_s": t_ours, "bound_s": bound})
+        if not quiet:
+            r = rows[-1]
+            jax_s = f"{t_jax * 1e3:8.2f}" if t_jax else "       -"
+            print(f"{r['pair']:34} {out_name:14} {t_np * 1e3:8.2f}m {jax_s}m "
+                  f"{t_ours * 1e3:8.2f}m {t_np / t_ours:7.1f}x "
+                  f"{bound * 1e3:7.2f}m {t_ours / bound:7.2f}x", flush=True)
+    return rows
 
 
 def main():
@@ -95,58 +138,15 @@ def main():
     ap.add_argument("--casts", action="store_true", help="also time CASTS")
     ap.add_argument("--data", choices=["normal", "bits"], default="normal")
     args = ap.parse_args()
-    n = args.n
     subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
     bw = copy_bandwidth()
-    rng = np.random.default_rng(1)
     print(f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, "
-          f"jax {jax.__version__ if jax else 'not installed'}, n = {n:.0e}, "
+          f"jax {jax.__version__ if jax else 'not installed'}, n = {args.n:.0e}, "
           f"threads {args.threads}, data {args.data}, copy bandwidth {bw:.1f} GB/s")
     print(f"{'pair':34} {'out':14} {'NumPy':>9} {'JAX':>9} {'typejoin':>9} "
           f"{'vs NumPy':>8} {'bound':>8} {'of bound':>8}")
-    rows = []
-    for op, lhs, rhs in PAIRS + (CASTS if args.casts else []):
-        cmd = ["target/release/typejoin", "bench", "--op", op, "--lhs", lhs, "-n", str(n),
-               "--threads", str(args.threads), "--runs", str(args.runs),
-               "--data", args.data]
-        cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]
-        a = random(lhs, n, rng, args.data)
-        b = None if op == "astype" else random(rhs, n, rng, args.data)
-        t_ours = t_np = t_jax = float("inf")
-        for _ in range(args.rounds):
-            ours = json.loads(subprocess.run(cmd, check=True, capture_output=True,
-                                             text=True).stdout)
-            out_name = ours["out"]
-            t_ours = min(t_ours, ours["ns_per_element_best"] * n / 1e9)
-            with np.errstate(all="ignore"):
-                out = np.empty(n, dtype=dt(out_name))
-                if op == "astype":
-                    t_np = min(t_np, best(lambda: np.copyto(out, a, casting="unsafe"),
-                                          args.runs))
-                    moved = n * (a.itemsize + out.itemsize)
-                else:
-                    t_np = min(t_np, best(lambda: np.add(a, b, out=out, dtype=dt(out_name),
-                                                         casting="unsafe"), args.runs))
-                    moved = n * (a.itemsize + b.itemsize + out.itemsize)
-            if jax is not None and op == "add" and t_jax is not None:
-                try:
-                    ja, jb = jnp.asarray(a), jnp.asarray(b)
-                    f = jax.jit(jnp.add)
-                    t_jax = min(t_jax, best(lambda: f(ja, jb).block_until_ready(), args.runs))
-                except Exception:  # a pair JAX does not promote
-                    t_jax = None
-        if t_jax == float("inf"):
-            t_jax = None
-        bound = moved / (bw * 1e9)
-        rows.append({"pair": f"{op} {lhs} {rhs}", "out": out_name, "numpy_ms": t_np * 1e3,
-                     "jax_ms": t_jax * 1e3 if t_jax else None, "typejoin_ms": t_ours * 1e3,
-                     "speedup_vs_numpy": t_np / t_ours, "bound_ms": bound * 1e3,
-                     "of_bound": t_ours / bound})
-        r = rows[-1]
-        jax_s = f"{r['jax_ms']:8.2f}" if r["jax_ms"] else "       -"
-        print(f"{r['pair']:34} {out_name:14} {r['numpy_ms']:8.2f}m {jax_s}m "
-              f"{r['typejoin_ms']:8.2f}m {r['speedup_vs_numpy']:7.1f}x "
-              f"{r['bound_ms']:7.2f}m {r['of_bound']:7.2f}x")
+    rows = measure(PAIRS + (CASTS if args.casts else []), args.n, args.threads, args.runs,
+                   args.rounds, args.data, bw)
     json.dump(rows, open("target/compare_numpy_kernels.json", "w"), indent=1)
 
 

@@ -20,22 +20,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
-import time  # noqa: E402
 
+from common import best  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
 import typejoin.reference as ref  # noqa: E402
-
-
-def best(f, runs):
-    f()
-    ts = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
 
 
 def normal(name, n, rng):
@@ -43,59 +33,85 @@ def normal(name, n, rng):
     return rng.standard_normal(n).astype(d)
 
 
+def measure(rounds=3, runs=10):
+    """The three comparisons, in seconds: {"layer": [...], "overhead": {...}, "small": [...]}."""
+    rng = np.random.default_rng(1)
+    n = 10_000_000
+    threads = os.cpu_count()
+    layer = []
+    for lhs, rhs in [("float32", "float32"), ("int8", "float32"), ("bfloat16", "bfloat16")]:
+        a, b = normal(lhs, n, rng), normal(rhs, n, rng)
+        out = ref.add(a, b)
+        t_new = t_out = t_cli = t_np_new = t_np_out = float("inf")
+        for _ in range(rounds):
+            t_out = min(t_out, best(lambda: ref.add(a, b, out=out), runs))
+            t_new = min(t_new, best(lambda: ref.add(a, b), runs))
+            m = json.loads(subprocess.run(
+                ["target/release/typejoin", "bench", "--op", "add", "--lhs", lhs, "--rhs", rhs,
+                 "-n", str(n), "--runs", str(runs), "--threads", str(threads)],
+                check=True, capture_output=True, text=True).stdout)
+            t_cli = min(t_cli, m["ns_per_element_best"] * n / 1e9)
+            if lhs == "float32" == rhs:
+                t_np_new = min(t_np_new, best(lambda: np.add(a, b), runs))
+                t_np_out = min(t_np_out, best(lambda: np.add(a, b, out=out), runs))
+        layer.append({"pair": f"{lhs} + {rhs}", "out": t_out, "new": t_new, "cli": t_cli,
+                      "np_out": t_np_out if t_np_out < float("inf") else None,
+                      "np_new": t_np_new if t_np_new < float("inf") else None})
+    a, b = normal("float32", 1000, rng), normal("float32", 1000, rng)
+    t_ref = t_np = float("inf")
+    for _ in range(rounds):
+        t_ref = min(t_ref, best(lambda: ref.add(a, b), 2000))
+        t_np = min(t_np, best(lambda: np.add(a, b), 2000))
+    small = []
+    for name in ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"]:
+        a, b = normal(name, n, rng), normal(name, n, rng)
+        out = np.add(a, b)
+        t_new = t_out = t_np_new = t_np_out = float("inf")
+        for _ in range(rounds):
+            t_new = min(t_new, best(lambda: ref.add(a, b), runs))
+            t_out = min(t_out, best(lambda: ref.add(a, b, out=out), runs))
+            t_np_new = min(t_np_new, best(lambda: np.add(a, b), max(2, runs // 3)))
+            t_np_out = min(t_np_out, best(lambda: np.add(a, b, out=out), max(2, runs // 3)))
+        small.append({"pair": f"{name} + {name}", "new": t_new, "out": t_out,
+                      "np_new": t_np_new, "np_out": t_np_out})
+    return {"threads": threads, "layer": layer, "overhead": {"ref": t_ref, "np": t_np},
+            "small": small}
+
+
+def markdown(rounds=3, runs=10):
+    """The docs tables (scripts/bench)."""
+    m = measure(rounds, runs)
+    ns = 1e9 / 10_000_000
+    lines = [f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, n = 1e7, "
+             f"{m['threads']} threads, ns per element.", "",
+             "| `reference.add` | into `out=` | new result | `typejoin bench` (same threads) "
+             "| out= ÷ bench | new ÷ bench | `np.add` out= / new |",
+             "|---|---|---|---|---|---|---|"]
+    for r in m["layer"]:
+        np_cell = (f"{r['np_out'] * ns:.3f} / {r['np_new'] * ns:.3f}" if r["np_out"] else "—")
+        lines.append(f"| {r['pair']} | {r['out'] * ns:.3f} | {r['new'] * ns:.3f} | "
+                     f"{r['cli'] * ns:.3f} | {r['out'] / r['cli']:.2f} | "
+                     f"{r['new'] / r['cli']:.2f} | {np_cell} |")
+    o = m["overhead"]
+    lines += ["", f"Per call at n = 1e3 (float32 + float32): `reference.add` "
+              f"{o['ref'] * 1e6:.2f} µs, `np.add` {o['np'] * 1e6:.2f} µs, "
+              f"difference {(o['ref'] - o['np']) * 1e6:.2f} µs.", "",
+              "| small floats, n = 1e7 | NumPy + ml_dtypes, new | typejoin, new | ratio "
+              "| NumPy + ml_dtypes, out= | typejoin, out= | ratio |",
+              "|---|---|---|---|---|---|---|"]
+    for r in m["small"]:
+        lines.append(f"| {r['pair']} | {r['np_new'] * 1e3:.1f} ms | {r['new'] * 1e3:.2f} ms | "
+                     f"{r['np_new'] / r['new']:.1f}× | {r['np_out'] * 1e3:.1f} ms | "
+                     f"{r['out'] * 1e3:.2f} ms | {r['np_out'] / r['out']:.1f}× |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    rng = np.random.default_rng(1)
-    n = 10_000_000
-    threads = os.cpu_count()
-    print(f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}, {threads} threads")
-    print("1. reference.add vs typejoin bench, n = 1e7, ns per element "
-          "(ratio: Python ÷ CLI; np.add's new result vs its out= beside)")
-    for lhs, rhs in [("float32", "float32"), ("int8", "float32"), ("bfloat16", "bfloat16")]:
-        a, b = normal(lhs, n, rng), normal(rhs, n, rng)
-        out = ref.add(a, b)
-        t_new = t_out = t_cli = t_np_new = t_np_out = float("inf")
-        for _ in range(args.rounds):
-            t_out = min(t_out, best(lambda: ref.add(a, b, out=out), args.runs))
-            t_new = min(t_new, best(lambda: ref.add(a, b), args.runs))
-            m = json.loads(subprocess.run(
-                ["target/release/typejoin", "bench", "--op", "add", "--lhs", lhs, "--rhs", rhs,
-                 "-n", str(n), "--runs", str(args.runs), "--threads", str(threads)],
-                check=True, capture_output=True, text=True).stdout)
-            t_cli = min(t_cli, m["ns_per_element_best"] * n / 1e9)
-            if lhs == "float32" == rhs:
-                t_np_new = min(t_np_new, best(lambda: np.add(a, b), args.runs))
-                t_np_out = min(t_np_out, best(lambda: np.add(a, b, out=out), args.runs))
-        ns = 1e9 / n
-        line = (f"   {lhs} + {rhs}: out= {t_out * ns:.3f}, new {t_new * ns:.3f}, bench "
-                f"{t_cli * ns:.3f} (out= {t_out / t_cli:.2f}x, new {t_new / t_cli:.2f}x)")
-        if t_np_new < float("inf"):
-            line += f"; np.add out= {t_np_out * ns:.3f}, new {t_np_new * ns:.3f}"
-        print(line)
-    print("2. per-call overhead, n = 1e3 float32 + float32, µs per call")
-    a, b = normal("float32", 1000, rng), normal("float32", 1000, rng)
-    t_ref = t_np = float("inf")
-    for _ in range(args.rounds):
-        t_ref = min(t_ref, best(lambda: ref.add(a, b), 2000))
-        t_np = min(t_np, best(lambda: np.add(a, b), 2000))
-    print(f"   reference.add {t_ref * 1e6:.2f}, np.add {t_np * 1e6:.2f}, "
-          f"difference {(t_ref - t_np) * 1e6:.2f}")
-    print("3. small floats vs NumPy + ml_dtypes, n = 1e7, ms (ratio: NumPy ÷ typejoin)")
-    for name in ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"]:
-        a, b = normal(name, n, rng), normal(name, n, rng)
-        out = np.add(a, b)
-        t_new = t_out = t_np = t_np_out = float("inf")
-        for _ in range(args.rounds):
-            t_new = min(t_new, best(lambda: ref.add(a, b), args.runs))
-            t_out = min(t_out, best(lambda: ref.add(a, b, out=out), args.runs))
-            t_np = min(t_np, best(lambda: np.add(a, b), max(2, args.runs // 3)))
-            t_np_out = min(t_np_out, best(lambda: np.add(a, b, out=out), max(2, args.runs // 3)))
-        print(f"   {name} + {name}: new {t_np * 1e3:.1f} vs {t_new * 1e3:.2f} "
-              f"({t_np / t_new:.1f}x); out= {t_np_out * 1e3:.1f} vs {t_out * 1e3:.2f} "
-              f"({t_np_out / t_out:.1f}x)")
+    print(markdown(args.rounds, args.runs))
 
 
 if __name__ == "__main__":

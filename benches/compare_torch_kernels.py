@@ -13,20 +13,23 @@ The machine is shared and noisy: each row is measured in --rounds rounds, the th
 after another in each round, every side keeping its best time.
 Skips (exit 0) when torch is missing.
 
-Usage: python3 benches/compare_torch_kernels.py [-n N] [--rounds R] [--runs K] [--markdown]
+Usage: python3 benches/compare_torch_kernels.py [-n N] [--rounds R] [--runs K]
 (from the crate root)
 """
 import argparse
 import json
 import subprocess
 import sys
-import time
+
+from common import best
 
 try:
     import torch
 except ImportError as e:  # pragma: no cover
-    print(f"skipped: {e}")
-    sys.exit(0)
+    if __name__ == "__main__":
+        print(f"skipped: {e}")
+        sys.exit(0)
+    torch = None
 
 # (typejoin lhs, typejoin rhs, label): `i*` is a Python int (3), `float32@0d` a zero-dim
 # tensor (1.5).
@@ -38,8 +41,9 @@ PAIRS = [
     ("int32", "float32@0d", "i32 + f32@0d"),
 ]
 OPS = ["add", "multiply"]
-TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16,
-                "float16": torch.float16, "int8": torch.int8, "int32": torch.int32}
+TORCH_DTYPES = {} if torch is None else {
+    "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16,
+    "int8": torch.int8, "int32": torch.int32}
 
 
 def operand(name, n, gen):
@@ -54,21 +58,55 @@ def operand(name, n, gen):
     return torch.randint(info.min, info.max + 1, (n,), generator=gen, dtype=d)
 
 
-def best(f, runs):
-    f()
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def ours(policy, op, lhs, rhs, n, threads, runs):
     cmd = ["target/release/typejoin", "bench", "--policy", policy, "--op", op, "--lhs", lhs,
            "--rhs", rhs, "-n", str(n), "--threads", str(threads), "--runs", str(runs)]
     m = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     return m["ns_per_element_best"] * n / 1e9, m["out"]
+
+
+def measure(n, threads_list=(1, 2), runs=10, rounds=3, quiet=False):
+    """One row per (threads, pair, op): PyTorch, typejoin's torch policy and jax policy."""
+    gen = torch.Generator().manual_seed(1)
+    rows = []
+    for threads in threads_list:
+        torch.set_num_threads(threads)
+        for lhs, rhs, label in PAIRS:
+            a, b = operand(lhs, n, gen), operand(rhs, n, gen)
+            for op in OPS:
+                f = getattr(torch, "mul" if op == "multiply" else op)
+                out = f(a, b)
+                t_torch = t_pol = t_jax = float("inf")
+                for _ in range(rounds):
+                    t, name = ours("torch", op, lhs, rhs, n, threads, runs)
+                    t_pol = min(t_pol, t)
+                    t_jax = min(t_jax, ours("jax", op, lhs, rhs, n, threads, runs)[0])
+                    t_torch = min(t_torch, best(lambda: f(a, b, out=out), runs))
+                assert str(out.dtype) == f"torch.{name}", (out.dtype, name)
+                r = {"pair": label, "op": op, "threads": threads, "out": name,
+                     "torch_ms": t_torch * 1e3, "typejoin_torch_ms": t_pol * 1e3,
+                     "typejoin_jax_ms": t_jax * 1e3, "torch_over_typejoin": t_torch / t_pol,
+                     "jax_policy_over_torch_policy": t_jax / t_pol}
+                rows.append(r)
+                if not quiet:
+                    print(f"{label:20} {op:9} {threads:3} {name:9} {r['torch_ms']:7.2f}m "
+                          f"{r['typejoin_torch_ms']:7.2f}m {r['typejoin_jax_ms']:7.2f}m "
+                          f"{r['torch_over_typejoin']:7.2f}x "
+                          f"{r['jax_policy_over_torch_policy']:12.2f}x", flush=True)
+    return rows
+
+
+def markdown(n=10_000_000, rounds=3, runs=10):
+    """The docs table (scripts/bench): ratios measured in one run."""
+    rows = measure(n, runs=runs, rounds=rounds, quiet=True)
+    lines = [f"torch {torch.__version__}, n = {n:.0e}, normally distributed floats, full-range "
+             "integers, output preallocated; PyTorch's own `torch.<op>(a, b, out=out)`.", "",
+             "| pair | op | threads | result | PyTorch ÷ typejoin | jax policy ÷ torch policy |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['pair']} | {r['op']} | {r['threads']} | {r['out']} | "
+                     f"{r['torch_over_typejoin']:.2f} | {r['jax_policy_over_torch_policy']:.2f} |")
+    return "\n".join(lines)
 
 
 def main():
@@ -77,44 +115,13 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--markdown", action="store_true", help="print the docs table too")
     args = ap.parse_args()
-    n = args.n
     subprocess.run(["cargo", "build", "--release", "--quiet"], check=True)
-    gen = torch.Generator().manual_seed(1)
-    print(f"torch {torch.__version__}, n = {n:.0e}")
+    print(f"torch {torch.__version__}, n = {args.n:.0e}")
     print(f"{'pair':20} {'op':9} {'thr':>3} {'out':9} {'torch':>8} {'tj torch':>8} "
           f"{'tj jax':>8} {'torch/tj':>8} {'jax/torch pol':>13}")
-    rows = []
-    for threads in args.threads:
-        torch.set_num_threads(threads)
-        for lhs, rhs, label in PAIRS:
-            a, b = operand(lhs, n, gen), operand(rhs, n, gen)
-            for op in OPS:
-                f = getattr(torch, "mul" if op == "multiply" else op)
-                out = f(a, b)
-                t_torch = t_pol = t_jax = float("inf")
-                for _ in range(args.rounds):
-                    t, name = ours("torch", op, lhs, rhs, n, threads, args.runs)
-                    t_pol = min(t_pol, t)
-                    t_jax = min(t_jax, ours("jax", op, lhs, rhs, n, threads, args.runs)[0])
-                    t_torch = min(t_torch, best(lambda: f(a, b, out=out), args.runs))
-                assert str(out.dtype) == f"torch.{name}", (out.dtype, name)
-                r = {"pair": label, "op": op, "threads": threads, "out": name,
-                     "torch_ms": t_torch * 1e3, "typejoin_torch_ms": t_pol * 1e3,
-                     "typejoin_jax_ms": t_jax * 1e3, "torch_over_typejoin": t_torch / t_pol,
-                     "jax_policy_over_torch_policy": t_jax / t_pol}
-                rows.append(r)
-                print(f"{label:20} {op:9} {threads:3} {name:9} {r['torch_ms']:7.2f}m "
-                      f"{r['typejoin_torch_ms']:7.2f}m {r['typejoin_jax_ms']:7.2f}m "
-                      f"{r['torch_over_typejoin']:7.2f}x {r['jax_policy_over_torch_policy']:12.2f}x")
+    rows = measure(args.n, args.threads, args.runs, args.rounds)
     json.dump(rows, open("target/compare_torch_kernels.json", "w"), indent=1)
-    if args.markdown:
-        print("\n| pair | op | threads | result | PyTorch ÷ typejoin | jax policy ÷ torch policy |")
-        print("|---|---|---:|---|---:|---:|")
-        for r in rows:
-            print(f"| {r['pair']} | {r['op']} | {r['threads']} | {r['out']} | "
-                  f"{r['torch_over_typejoin']:.2f} | {r['jax_policy_over_torch_policy']:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""Helpers shared by the comparison scripts and `scripts/bench`: timing, divan's tables,
+whole-process measurements, Markdown tables."""
+import os
+import re
+import subprocess
+import time
+
+UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def best(f, runs):
+    """The fastest of `runs` calls of `f`, after one warm-up call (seconds)."""
+    f()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def median_of(f, budget=2.0, max_runs=50):
+    """The median of as many calls of `f` as fit in `budget` seconds (at least one)."""
+    times, start = [], time.perf_counter()
+    while len(times) < max_runs and (not times or time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
+
+
+def divan_medians(text):
+    """Every bench's median in seconds from divan's table output, keyed by its path below
+    the binary: `jax_35_nodes`, `grid_lattice/100`, `z3_jax_35/associativity`."""
+    out, parents = {}, []
+    for line in text.splitlines():
+        m = re.match(r"^((?:│  |   )*)[├╰]─ (\S+)(.*)$", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 3
+        parents[depth:] = [m.group(2)]
+        cells = m.group(3).split("│")
+        if len(cells) < 3:
+            continue
+        median = cells[2].split()
+        if len(median) == 2 and median[1] in UNITS:
+            out["/".join(parents)] = float(median[0]) * UNITS[median[1]]
+    return out
+
+
+def run_process(cmd):
+    """Runs `cmd` to completion, output discarded: (wall s, CPU s, peak resident MB, exit code).
+
+    CPU comes from the child's own resource usage (`os.wait4`), every thread counted. Peak
+    memory comes from GNU time (`/usr/bin/time -f %M`) when it is installed, else it is None:
+    Linux carries a process's peak over into what it `exec`s, so a child that Python spawned
+    reports at least Python's own peak (measured: 160 MB for a 20 MB check after JAX was
+    imported), while GNU time's child is forked from a small process.
+    """
+    import tempfile
+    gnu_time = os.path.exists("/usr/bin/time")
+    with tempfile.NamedTemporaryFile("r") as out:
+        full = ["/usr/bin/time", "-f", "%M", "-o", out.name, *cmd] if gnu_time else cmd
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        # GNU time exits with its child's code, and notes a non-zero one on its first line.
+        lines = out.read().split()
+        mem = float(lines[-1]) / 1024 if gnu_time and lines else None
+    return wall, ru.ru_utime + ru.ru_stime, mem, p.returncode
+
+
+def whole_process(cmd, runs):
+    """The median run of `cmd` by wall time over `runs` runs: (wall s, CPU s, peak MB, code)."""
+    results = sorted((run_process(cmd) for _ in range(runs)), key=lambda r: r[0])
+    return results[len(results) // 2]
+
+
+def table(headers, rows):
+    """A Markdown table."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def seconds(t):
+    """A duration as people read it: µs, ms or s with three significant figures."""
+    if t is None:
+        return "—"
+    if t < 1e-3:
+        return f"{t * 1e6:.3g} µs"
+    if t < 1:
+        return f"{t * 1e3:.3g} ms"
+    return f"{t:.3g} s"
