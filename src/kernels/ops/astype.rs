@@ -263,6 +263,18 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
         (DType::Float32, _) if w <= 24 => conv!([U32] -> [U8, U16, U32], |x| {
             saturate!(f32::from_bits(x), lo32, hi32) as u32 & mask32
         }),
+        // float32 → int32 in float32 lanes (twice the lanes of float64): −2^31 is exact, every
+        // float32 below 2^31 truncates into range, and from 2^31 up the result is i32::MAX.
+        (DType::Float32, _) if w == 32 && signed_to => conv!([U32] -> [U32], |x| {
+            let x = f32::from_bits(x);
+            let c = if x.is_nan() { 0.0 } else { x };
+            let c = if c < -2147483648.0 { -2147483648.0 } else { c };
+            let big = c >= 2147483648.0;
+            let c = if big { 0.0 } else { c };
+            // SAFETY: `c` is finite and within [−2^31, 2^31), inside i32's range.
+            let r = unsafe { c.to_int_unchecked::<i32>() };
+            (if big { i32::MAX } else { r }) as u32
+        }),
         (DType::Float32, _) if fits_i32 => conv!([U32] -> [U8, U16, U32], |x| {
             saturate!(f32::from_bits(x) as f64, lo64, hi64) as u32 & mask32
         }),

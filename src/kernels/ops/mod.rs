@@ -909,6 +909,14 @@ mod tests {
                 DType::Float32 => {
                     v.extend(fs.iter().map(|&f| (f as f32).to_bits() as u64));
                     v.extend([0x7f80_0001, 0xffc0_1234, 0x0000_0001, 0x8000_0001]);
+                    // Either side of ±2^31 (int32's saturation in float32 lanes).
+                    v.extend([
+                        0x4eff_ffff,
+                        0x4f00_0000,
+                        0xcf00_0000,
+                        0xcf00_0001,
+                        0xceff_ffff,
+                    ]);
                 }
                 DType::Float64 => {
                     v.extend(fs.iter().map(|&f| f.to_bits()));
