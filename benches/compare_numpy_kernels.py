@@ -19,6 +19,7 @@ Usage: python3 benches/compare_numpy_kernels.py [--threads T] [-n N] [--rounds R
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -82,7 +83,23 @@ def copy_bandwidth():
 def measure(pairs, n, threads=1, runs=10, rounds=3, data="normal", bw=None, quiet=False,
             with_jax=True):
     """One row per (op, lhs, rhs): NumPy, JAX (None when absent, not promoted or not asked
-    for), typejoin and the bandwidth bound, in seconds, each side its best over `rounds`."""
+    for), typejoin and the bandwidth bound, in seconds, each side its best over `rounds`.
+
+    With one thread the process is pinned to one CPU while it measures: XLA's CPU backend
+    spreads a large elementwise op over every core it may use (bfloat16 + bfloat16 at 1e7 ran
+    in half the time on two cores), and its threads, created at its first op, inherit the
+    pin. typejoin's bench runs with `--threads 1` on the same CPU."""
+    if threads == 1 and hasattr(os, "sched_setaffinity"):
+        cpus = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(cpus)})
+        try:
+            return _measure(pairs, n, threads, runs, rounds, data, bw, quiet, with_jax)
+        finally:
+            os.sched_setaffinity(0, cpus)
+    return _measure(pairs, n, threads, runs, rounds, data, bw, quiet, with_jax)
+
+
+def _measure(pairs, n, threads, runs, rounds, data, bw, quiet, with_jax):
     bw = bw or copy_bandwidth()
     rng = np.random.default_rng(1)
     rows = []

@@ -4,9 +4,13 @@
 //! so `o[i] = a[i] + b[i]` over arrays larger than the cache moves four streams, not three.
 //! Non-temporal stores (`movntdq`) write whole 64-byte lines without reading them: on this
 //! project's machine float32 + float32 at 1e7 elements takes 0.21 instead of 0.30 ns per
-//! element, and the gain holds from about 256 KiB of output (docs/kernels.md). They are a loss
-//! when the output would have been read again from cache, so only outputs of at least
-//! [`STREAM_MIN_BYTES`] stream (`Store::for_output`).
+//! element. They are a loss when the data would have stayed in cache for the next pass (or the
+//! next call on the same arrays): a cached store then costs nothing extra, and a streamed line
+//! must come back from memory. So a pass streams only when what it reads and writes together
+//! would not fit in the last-level cache (`Store::for_pass`, [`stream_min_bytes`]): on this
+//! project's machine (32 MiB of L3) float32 → float64 over 1e6 elements (12 MB) takes 0.10 ns
+//! per element cached against 0.25 streamed, and float32 + float32 over 3e6 (36 MB) 0.17
+//! streamed against 0.23 cached (docs/kernels.md).
 //!
 //! The loops here compute a block of whole lines (at least 16 elements) into a local array,
 //! which the compiler keeps in registers, and store it with aligned 16-byte non-temporal stores
@@ -14,9 +18,50 @@
 //! other architectures they are plain loops. [`Isa`] runs them compiled for the widest vector
 //! instructions the CPU has.
 
-/// Outputs of at least this many bytes are written with non-temporal stores: four times the
-/// L2 cache of this project's machine, so the output would not have stayed in cache anyway.
-pub const STREAM_MIN_BYTES: usize = 4 << 20;
+/// The last-level cache when it cannot be read (or outside Linux): a common L3 size, this
+/// project's machine's.
+const DEFAULT_LAST_LEVEL_CACHE: usize = 32 << 20;
+
+/// A pass whose inputs and output take at least this many bytes together streams its output:
+/// the CPU's last-level cache as Linux reports it (`/sys/devices/system/cpu/cpu0/cache`, the
+/// highest level's size), clamped to 8–64 MiB, read once per process; 32 MiB when unknown.
+pub fn stream_min_bytes() -> usize {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        last_level_cache()
+            .unwrap_or(DEFAULT_LAST_LEVEL_CACHE)
+            .clamp(8 << 20, 64 << 20)
+    })
+}
+
+/// The size of the highest cache level of CPU 0, from sysfs (`32768K`).
+fn last_level_cache() -> Option<usize> {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let mut best: Option<(u32, usize)> = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let read = |f: &str| std::fs::read_to_string(entry.path().join(f)).ok();
+        let (Some(level), Some(size)) = (read("level"), read("size")) else {
+            continue;
+        };
+        let (Ok(level), Some(size)) = (level.trim().parse::<u32>(), parse_size(size.trim())) else {
+            continue;
+        };
+        if best.is_none_or(|(l, _)| level > l) {
+            best = Some((level, size));
+        }
+    }
+    best.map(|(_, size)| size)
+}
+
+/// A sysfs cache size: bytes, or a count of `K`/`M` (binary units).
+fn parse_size(s: &str) -> Option<usize> {
+    let (digits, unit) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        _ => (s, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
+}
 
 /// How a loop writes its output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,9 +73,10 @@ pub enum Store {
 }
 
 impl Store {
-    /// `Streamed` for an output of `len` elements of `O` of at least [`STREAM_MIN_BYTES`].
-    pub fn for_output<O>(len: usize) -> Store {
-        if len.saturating_mul(size_of::<O>()) >= STREAM_MIN_BYTES {
+    /// `Streamed` for a pass that reads `read` bytes and writes `written`, together at least
+    /// [`stream_min_bytes`]: its data would not stay in the last-level cache anyway.
+    pub fn for_pass(read: usize, written: usize) -> Store {
+        if read.saturating_add(written) >= stream_min_bytes() {
             Store::Streamed
         } else {
             Store::Cached
@@ -232,15 +278,16 @@ mod tests {
     }
 
     #[test]
-    fn only_large_outputs_stream() {
-        assert_eq!(
-            Store::for_output::<u32>(STREAM_MIN_BYTES / 4),
-            Store::Streamed
-        );
-        assert_eq!(
-            Store::for_output::<u32>(STREAM_MIN_BYTES / 4 - 1),
-            Store::Cached
-        );
-        assert_eq!(Store::for_output::<u8>(usize::MAX), Store::Streamed);
+    fn only_passes_larger_than_the_last_level_cache_stream() {
+        let min = stream_min_bytes();
+        assert!((8 << 20..=64 << 20).contains(&min), "{min}");
+        assert_eq!(Store::for_pass(min / 3, min - min / 3), Store::Streamed);
+        assert_eq!(Store::for_pass(min / 3, min - min / 3 - 1), Store::Cached);
+        assert_eq!(Store::for_pass(usize::MAX, 1), Store::Streamed);
+        assert_eq!(parse_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("K"), None);
+        assert_eq!(parse_size("x1K"), None);
     }
 }

@@ -14,7 +14,11 @@ pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
     f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
     let n = out.len();
-    let store = Store::for_output::<O>(n);
+    // The bytes the pass reads: both operands, or one when `astype` passes its input twice.
+    let same = std::ptr::eq(a.as_ptr().cast::<u8>(), b.as_ptr().cast::<u8>())
+        && size_of_val(a) == size_of_val(b);
+    let read = size_of_val(a) + if same { 0 } else { size_of_val(b) };
+    let store = Store::for_pass(read, size_of_val(out));
     let tile = [a.len(), b.len()].into_iter().filter(|&l| l < n).min();
     fn part<T>(v: &[T], n: usize, at: usize, len: usize) -> &[T] {
         if v.len() == n {
@@ -99,10 +103,11 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fb: impl Fn(B) -> $L + Copy + Sync,
                 enc: impl Fn($L) -> O + Copy + Sync,
             ) -> bool {
+                let isa = Isa::detect();
                 macro_rules! each {
                     ($f:expr) => {
                         zip_chunks(a, b, o, |a, b, o, store| {
-                            stream::map2(store, a, b, o, |x, y| enc($f(fa(x), fb(y))))
+                            isa.map2(store, a, b, o, |x, y| enc($f(fa(x), fb(y))))
                         })
                     };
                 }

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::kernels::array::{Array, Data};
 use crate::kernels::cast::Caster;
-use crate::kernels::stream::{self, Isa, Store};
+use crate::kernels::stream::{Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
@@ -666,30 +666,31 @@ mod tests {
         }
     }
 
-    /// Outputs of at least `STREAM_MIN_BYTES` are written with non-temporal stores: the same
-    /// bits as the general path on every fused loop that streams.
+    /// Passes that move at least `stream_min_bytes` are written with non-temporal stores: the
+    /// same bits as the general path on every fused loop that streams.
     #[test]
     fn streamed_fast_paths_equal_the_general_path() {
-        let four = crate::kernels::stream::STREAM_MIN_BYTES / 4 + 77;
+        // Elements enough for a pass of `bytes` per element (inputs and output) to stream.
+        let streams = |bytes: usize| crate::kernels::stream::stream_min_bytes() / bytes + 77;
         let pairs = [
             ("float32", "float32"),
             ("int8", "float32"),
             ("bfloat16", "float16"),
             ("complex64", "float32"),
         ];
-        fast_equals_general(&pairs, &[Op::Add, Op::TrueDivide], four, 4);
-        fast_equals_general(&[("float32", "float64")], &[Op::Multiply], four, 5);
-        let two = crate::kernels::stream::STREAM_MIN_BYTES / 2 + 77;
+        fast_equals_general(&pairs, &[Op::Add, Op::TrueDivide], streams(8), 4);
+        fast_equals_general(&[("float32", "float64")], &[Op::Multiply], streams(20), 5);
         fast_equals_general(
             &[("float16", "float16"), ("bfloat16", "bfloat16")],
             &[Op::Add],
-            two,
+            streams(6),
             6,
         );
-        // uint8 + int8 is int16: two bytes an element too.
-        fast_equals_general(&[("uint8", "int8")], &[Op::Add], two, 7);
-        // astype float8 → float32 against the codec: the AVX-512 widening where the CPU has
-        // it, then (switched off) the streamed table loop.
+        // uint8 + int8 is int16: four bytes an element in all.
+        fast_equals_general(&[("uint8", "int8")], &[Op::Add], streams(4), 7);
+        // astype float8 → float32 against the codec (five bytes an element): the AVX-512
+        // widening where the CPU has it, then (switched off) the streamed table loop.
+        let four = streams(5);
         let f8 = DType::named("float8_e4m3fn").unwrap();
         let codes: Vec<[u64; 2]> = (0..four as u64).map(|i| [(i * 37) & 0xff, 0]).collect();
         let a = Array::from_bits(f8, vec![four], &codes).unwrap();
