@@ -1,24 +1,39 @@
-//! The n×n join table shared by lattices and observed tables, and its text renderings.
+//! The n×n join table shared by lattices and observed tables, and its JSON rendering.
 
 use crate::numeric::dtype;
-
-const UNDEF: u32 = u32::MAX;
 
 /// `result[a][b]` over `names`, with undefined cells (the library raises / no join).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
     pub names: Vec<String>,
-    cells: Vec<u32>,
+    cells: Cells,
+}
+
+/// The cells, row by row: a result's index, or the type's maximum for an undefined cell. Two
+/// bytes a cell below 65,535 dtypes (a 10,000-dtype table takes 200 MB, not 400), four above.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Cells {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Cells {
+    /// Whether indices of `n` dtypes and the undefined marker fit in two bytes.
+    fn narrow(n: usize) -> bool {
+        n < u16::MAX as usize
+    }
 }
 
 impl Table {
     /// A table with every cell undefined.
     pub fn new(names: Vec<String>) -> Table {
         let n = names.len();
-        Table {
-            names,
-            cells: vec![UNDEF; n * n],
-        }
+        let cells = if Cells::narrow(n) {
+            Cells::Narrow(vec![u16::MAX; n * n])
+        } else {
+            Cells::Wide(vec![u32::MAX; n * n])
+        };
+        Table { names, cells }
     }
 
     pub fn n(&self) -> usize {
@@ -27,14 +42,20 @@ impl Table {
 
     #[inline]
     pub fn get(&self, a: usize, b: usize) -> Option<usize> {
-        let c = self.cells[a * self.names.len() + b];
-        (c != UNDEF).then_some(c as usize)
+        let i = a * self.names.len() + b;
+        match &self.cells {
+            Cells::Narrow(c) => (c[i] != u16::MAX).then_some(c[i] as usize),
+            Cells::Wide(c) => (c[i] != u32::MAX).then_some(c[i] as usize),
+        }
     }
 
     #[inline]
     pub fn set(&mut self, a: usize, b: usize, v: Option<usize>) {
-        let n = self.names.len();
-        self.cells[a * n + b] = v.map_or(UNDEF, |v| v as u32);
+        let i = a * self.names.len() + b;
+        match &mut self.cells {
+            Cells::Narrow(c) => c[i] = v.map_or(u16::MAX, |v| v as u16),
+            Cells::Wide(c) => c[i] = v.map_or(u32::MAX, |v| v as u32),
+        }
     }
 
     pub fn index_of(&self, name: &str) -> Option<usize> {
@@ -52,7 +73,10 @@ impl Table {
     }
 
     pub fn undefined_cells(&self) -> usize {
-        self.cells.iter().filter(|&&c| c == UNDEF).count()
+        match &self.cells {
+            Cells::Narrow(c) => c.iter().filter(|&&c| c == u16::MAX).count(),
+            Cells::Wide(c) => c.iter().filter(|&&c| c == u32::MAX).count(),
+        }
     }
 
     /// The observed-table JSON format of DESIGN.md, so a table round-trips through `check`.
@@ -108,5 +132,41 @@ impl Table {
         let mut s = serde_json::to_string_pretty(&v).expect("a JSON value serialises");
         s.push('\n');
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both cell widths hold the same table; two bytes up to 65,534 dtypes.
+    #[test]
+    fn narrow_and_wide_cells_hold_the_same_table() {
+        assert!(Cells::narrow(65_534));
+        assert!(!Cells::narrow(65_535));
+        let names: Vec<String> = (0..7).map(|i| format!("t{i}")).collect();
+        let mut narrow = Table::new(names.clone());
+        assert!(matches!(narrow.cells, Cells::Narrow(_)));
+        let mut wide = Table {
+            names,
+            cells: Cells::Wide(vec![u32::MAX; 49]),
+        };
+        for t in [&mut narrow, &mut wide] {
+            for a in 0..7 {
+                for b in 0..7 {
+                    t.set(a, b, ((a + b) % 3 != 0).then_some((a * b) % 7));
+                }
+            }
+            t.set(6, 6, Some(6));
+            t.set(6, 6, None);
+        }
+        for a in 0..7 {
+            for b in 0..7 {
+                let want = ((a + b) % 3 != 0 && (a, b) != (6, 6)).then_some((a * b) % 7);
+                assert_eq!((narrow.get(a, b), wide.get(a, b)), (want, want), "{a} {b}");
+            }
+        }
+        assert_eq!(narrow.undefined_cells(), 17);
+        assert_eq!(wide.undefined_cells(), 17);
     }
 }
