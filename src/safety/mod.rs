@@ -6,8 +6,9 @@
 //! enumerating every value, in bit order, with early stops where the conversion is monotone
 //! in the magnitude (see `scan`). Wider sources (int32, int64, float32, float64, complex64,
 //! complex128) are first searched on targeted boundary values (powers of two and their
-//! neighbours, the destination's rounding and overflow thresholds, extremes), then decided by z3 (`safety::smt`): for each class, z3 proves that no value shows it below
-//! the search's witness (so the witness is the smallest), or that none shows it at all, or
+//! neighbours, the destination's rounding and overflow thresholds, extremes), then decided by
+//! z3 (`safety::smt`): for each class, z3 proves that no value shows it below the search's
+//! witness (so the witness is the smallest), or that none shows it at all, or
 //! finds a smaller one, which is then minimised by bisection on the magnitude. Every z3
 //! witness is re-checked by the codec. Without z3 (`Engine::Search`, or a build without the
 //! feature), a wide conversion is `exact` only when the formats' parameters prove it, and
@@ -343,10 +344,9 @@ fn component(n: &Numeric) -> Numeric {
 enum Values<'a> {
     /// Every pattern of a format of at most 16 bits.
     Every(&'a Numeric),
-    /// Some patterns of a format, ascending (a wide source's boundary values).
+    /// Some patterns of a format (a wide source's boundary values), ascending when a scan is
+    /// sorted.
     Patterns(&'a Numeric, &'a [u64]),
-    /// Finite values, positives first.
-    Listed(&'a [Value]),
 }
 
 impl Values<'_> {
@@ -354,7 +354,6 @@ impl Values<'_> {
         match self {
             Values::Every(n) => 1 << n.width(),
             Values::Patterns(_, p) => p.len(),
-            Values::Listed(v) => v.len(),
         }
     }
 
@@ -365,9 +364,6 @@ impl Values<'_> {
                 let first = first_negative(n);
                 p.partition_point(|&b| u128::from(b) < first)
             }
-            Values::Listed(v) => {
-                v.partition_point(|v| !matches!(v, Value::Finite { neg: true, .. }))
-            }
         }
     }
 
@@ -375,7 +371,6 @@ impl Values<'_> {
         match self {
             Values::Every(n) => decode(n, i as u64),
             Values::Patterns(n, p) => decode(n, p[i]),
-            Values::Listed(v) => v[i],
         }
     }
 }
@@ -413,22 +408,12 @@ fn boundary_patterns(src: &Numeric) -> std::sync::Arc<Vec<u64>> {
     let mut bits: Vec<u64> = Vec::new();
     match src {
         &Numeric::Int { bits: w, signed } => {
-            let hi = if signed { w - 1 } else { w };
-            let max = (1u128 << hi) - 1;
             let mut mags: Vec<u128> = vec![0, 1, 2, 3];
-            for k in 1..=hi {
+            for k in 1..=w - u32::from(signed) {
                 let p = 1u128 << k;
                 mags.extend([p - 2, p - 1, p, p + 1, p + 2]);
             }
-            for m in mags {
-                if m <= max {
-                    bits.push(m as u64);
-                }
-                if signed && (1..=max + 1).contains(&m) {
-                    // Two's complement of -m.
-                    bits.push(((1u128 << w) - m) as u64);
-                }
-            }
+            bits = int_patterns(w, signed, mags);
             bits.sort_unstable();
             bits.dedup();
         }
@@ -462,14 +447,27 @@ fn boundary_patterns(src: &Numeric) -> std::sync::Arc<Vec<u64>> {
     known.entry(src.clone()).or_insert(bits).clone()
 }
 
-/// The values of a wide source next to `to`'s thresholds (where rounding and overflow start):
-/// the integers at and on either side of them, or a float source's nearest values.
-fn threshold_values(src: &Numeric, to: &Numeric) -> Vec<Value> {
-    let mut out = Vec::new();
+/// The patterns of the integers ±m of a `w`-bit integer type, for each magnitude m it holds.
+fn int_patterns(w: u32, signed: bool, mags: impl IntoIterator<Item = u128>) -> Vec<u64> {
+    let max = (1u128 << (w - u32::from(signed))) - 1;
+    let mut bits = Vec::new();
+    for m in mags {
+        if m <= max {
+            bits.push(m as u64);
+        }
+        if signed && (1..=max + 1).contains(&m) {
+            // Two's complement of -m.
+            bits.push(((1u128 << w) - m) as u64);
+        }
+    }
+    bits
+}
+
+/// The patterns of a wide source next to `to`'s thresholds (where rounding and overflow
+/// start): the integers at and on either side of them, or a float source's nearest values.
+fn threshold_patterns(src: &Numeric, to: &Numeric) -> Vec<u64> {
     match src {
         &Numeric::Int { bits, signed } => {
-            let hi = if signed { bits - 1 } else { bits };
-            let max = (1u128 << hi) - 1;
             let mut mags: Vec<u128> = Vec::new();
             for t in thresholds(to) {
                 if let Value::Finite { mant, exp, .. } = t {
@@ -483,38 +481,19 @@ fn threshold_values(src: &Numeric, to: &Numeric) -> Vec<Value> {
                     }
                 }
             }
-            for m in mags {
-                if m <= max {
-                    out.push(Value::Finite {
-                        neg: false,
-                        mant: m,
-                        exp: 0,
-                    });
-                }
-                if signed && m <= max + 1 {
-                    out.push(Value::Finite {
-                        neg: true,
-                        mant: m,
-                        exp: 0,
-                    });
-                }
-            }
+            int_patterns(bits, signed, mags)
         }
-        Numeric::Float(f) => {
-            // Thresholds snapped to the source: the nearest source value and its neighbours.
-            for t in thresholds(to) {
+        // Thresholds snapped to the source: the nearest source value and its neighbours.
+        Numeric::Float(f) => thresholds(to)
+            .into_iter()
+            .flat_map(|t| {
                 let near = f.encode(t);
-                for b in [near.wrapping_sub(1), near, near + 1] {
-                    if b >> (f.width() - 1) == 0 {
-                        out.push(f.decode(b));
-                    }
-                }
-            }
-        }
+                [near.wrapping_sub(1), near, near + 1]
+            })
+            .filter(|b| b >> (f.width() - 1) == 0)
+            .collect(),
         Numeric::Complex(_) => unreachable!("components are real"),
     }
-    out.retain(|v| matches!(v, Value::Finite { .. }));
-    out
 }
 
 /// Values where a conversion into `to` starts to lose: the first inexact integer `2^p + 1`
@@ -731,8 +710,8 @@ fn search(from: &Numeric, to: &Numeric, shortcuts: bool) -> (Found, bool) {
     }
     let base = boundary_patterns(&src);
     let mut best = scan(&Values::Patterns(&src, &base), to, sorted);
-    let extra = threshold_values(&src, to);
-    let more = scan(&Values::Listed(&extra), to, None);
+    let extra = threshold_patterns(&src, to);
+    let more = scan(&Values::Patterns(&src, &extra), to, None);
     for (class, (v, back)) in more {
         if best.get(&class).is_none_or(|(w, _)| mag_lt(v, *w)) {
             best.insert(class, (v, back));
