@@ -129,23 +129,27 @@ impl Checked {
     }
 }
 
-/// Why an input could not be checked: the engine is not built in, or the engines disagree.
+/// Why an input could not be checked: z3 is not built in or cannot be loaded, or the engines
+/// disagree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CheckError {
-    #[error("this typejoin was built without z3")]
-    NoZ3,
+    /// An engine these options name needs z3, and z3 cannot answer here: why, and what to do
+    /// ([`crate::smt::z3_available`]).
+    #[error("{0}")]
+    NoZ3(String),
     /// The engines disagree: a bug in one of them, never a verdict.
     #[error("{0}")]
     Disagreement(String),
 }
 
 impl Options {
-    /// `Err(NoZ3)` when an engine these options name is not built in; [`check`] says the same
-    /// for each input, a caller checking many says it once, before reading any.
+    /// `Err(NoZ3)` when an engine these options name needs z3 and z3 is not built in or
+    /// cannot be loaded; [`check`] says the same for each input, a caller checking many says
+    /// it once, before reading any.
     pub fn available(&self) -> Result<(), CheckError> {
         let z3 = self.engine != Engine::Exhaustive || self.lints == safety::Engine::Z3;
-        if z3 && !cfg!(feature = "z3") {
-            return Err(CheckError::NoZ3);
+        if z3 {
+            crate::smt::z3_available().map_err(CheckError::NoZ3)?;
         }
         Ok(())
     }
@@ -255,6 +259,8 @@ fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckErro
 fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckError> {
     match opts.engine {
         Engine::Exhaustive => Ok((input.check(CheckOptions::default()), Vec::new())),
-        Engine::Z3 | Engine::Both => Err(CheckError::NoZ3),
+        Engine::Z3 | Engine::Both => Err(CheckError::NoZ3(
+            crate::smt::z3_available().expect_err("a build without z3"),
+        )),
     }
 }

@@ -35,7 +35,7 @@ pub(crate) fn check(
     opts.available().map_err(|e| {
         LoadError::one(
             Diagnostic::file("typejoin", e.to_string())
-                .with_help("use `--engine exhaustive` (without `--prove-lints`), or rebuild with the default `z3` feature"),
+                .with_help("use `--engine exhaustive` (without `--prove-lints`)"),
         )
     })?;
     let files = expand(paths)?;

@@ -32,7 +32,9 @@ use typejoin::policy::diag::{Diagnostic, LoadError};
 #[command(
     name = "typejoin",
     version,
-    about = "Dtype promotion policies as verified data"
+    about = "Dtype promotion policies as verified data",
+    after_help = "Environment:\n  NO_COLOR        no colour under --color auto\n  TYPEJOIN_LIBZ3  the libz3 to load when z3 is first asked (a path or a library name; \
+                  default libz3.so.4, then libz3.so)"
 )]
 pub struct Cli {
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always, never.

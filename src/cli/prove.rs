@@ -77,6 +77,7 @@ pub(crate) fn smt2_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
 pub(crate) fn prove_check(dir: &Path, timeout: u32) -> Result<u8, LoadError> {
     use typejoin::smt::{expected, solve};
     let files = smt2_files(dir)?;
+    z3_available()?;
     let (mut bad, mut unknown) = (0, 0);
     for f in &files {
         let shown = f.to_string_lossy();
@@ -130,9 +131,14 @@ pub(crate) fn prove_check(dir: &Path, timeout: u32) -> Result<u8, LoadError> {
 #[cfg(not(feature = "z3"))]
 pub(crate) fn prove_check(dir: &Path, _timeout: u32) -> Result<u8, LoadError> {
     smt2_files(dir)?;
-    Err(LoadError::one(
-        Diagnostic::file("typejoin", "this typejoin was built without z3").with_help(
-            "rebuild with the default `z3` feature, or run the files with the `z3` binary",
-        ),
-    ))
+    z3_available()?;
+    unreachable!("a build without z3 has no z3 to run")
+}
+
+fn z3_available() -> Result<(), LoadError> {
+    typejoin::smt::z3_available().map_err(|e| {
+        LoadError::one(
+            Diagnostic::file("typejoin", e).with_help("run the files with the `z3` binary"),
+        )
+    })
 }

@@ -13,11 +13,10 @@ pub(crate) fn safety(
     format: SafetyFormat,
     engine: SafetyEngine,
 ) -> Result<u8, LoadError> {
-    if engine == SafetyEngine::Z3 && !cfg!(feature = "z3") {
-        return Err(LoadError::one(
-            Diagnostic::file("typejoin", "this typejoin was built without z3")
-                .with_help("use `--engine search`, or rebuild with the default `z3` feature"),
-        ));
+    if engine == SafetyEngine::Z3 {
+        typejoin::smt::z3_available().map_err(|e| {
+            LoadError::one(Diagnostic::file("typejoin", e).with_help("use `--engine search`"))
+        })?;
     }
     let input = load(file)?;
     let Input::Policy { policy, joins, .. } = &input else {

@@ -1,6 +1,7 @@
 //! SMT encoding of the lattice laws: one self-contained SMT-LIB 2 script per check, shared by
 //! the committed proof obligations (`proofs/`) and the in-process z3 verdict, so the two can
-//! never drift apart. The only module that names z3 (in `solve`, behind the `z3` feature).
+//! never drift apart. The only module that names z3 (in `solve`, behind the `z3` feature; on
+//! Linux `libz3` loads the library when z3 is first asked, see [`z3_available`]).
 //!
 //! Encoding (docs/smt.md): dtype `i` is the bit-vector constant `i`, and the constant `n` is
 //! "undefined"; the join table is an uninterpreted function `join` pinned by one ground
@@ -8,8 +9,23 @@
 //! variables and the *negation* of one law, so `unsat` means the law holds and a model is a
 //! counterexample.
 
+#[cfg(all(feature = "z3", target_os = "linux"))]
+mod libz3;
 #[cfg(feature = "z3")]
 pub mod solve;
+
+/// `Ok` when z3 can answer in this process; else why not and what to do: this typejoin was
+/// built without the `z3` feature, or libz3, which the binary loads when z3 is first asked
+/// (Linux; elsewhere it is linked), cannot be loaded. Ask before the first query: a query
+/// without the library aborts the process.
+pub fn z3_available() -> Result<(), String> {
+    #[cfg(all(feature = "z3", target_os = "linux"))]
+    return libz3::load();
+    #[cfg(all(feature = "z3", not(target_os = "linux")))]
+    return Ok(());
+    #[cfg(not(feature = "z3"))]
+    Err("this typejoin was built without z3 (the default `z3` feature)".into())
+}
 
 use crate::Input;
 use crate::laws::{Check, Ctx, InputKind, describe};

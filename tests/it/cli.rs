@@ -367,6 +367,85 @@ fn prove_lints_gives_the_searched_lints() {
     }
 }
 
+/// libz3 is loaded when z3 is first asked (src/smt/libz3.rs), not at start-up: the loader's
+/// own list of what the binary needs (`LD_TRACE_LOADED_OBJECTS`, what `ldd` prints) has no
+/// libz3. A libz3 function the binary calls without a forwarder there makes the linker
+/// record libz3 again, and this fails.
+#[cfg(all(feature = "z3", target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binary_does_not_load_libz3_at_start_up() {
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .env("LD_TRACE_LOADED_OBJECTS", "1")
+        .output()
+        .unwrap();
+    let needed = stdout(&o);
+    assert!(
+        needed.contains("libc.so"),
+        "not the loader's list: {needed}"
+    );
+    assert!(
+        !needed.contains("libz3"),
+        "libz3 loads at start-up: a Z3_ function is missing from src/smt/libz3.rs \
+         (`nm -D --undefined-only` on the binary names it):\n{needed}"
+    );
+}
+
+/// Without a loadable libz3 (`TYPEJOIN_LIBZ3` names a file that is not there) an engine that
+/// needs z3 is exit 2 with what was tried and what to do, before any input is read; the
+/// engines without z3 run as before.
+#[cfg(all(feature = "z3", target_os = "linux"))]
+#[test]
+fn without_libz3_the_z3_engines_say_so_and_the_others_run() {
+    let run_without = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args(args)
+            .current_dir(root())
+            .env("TYPEJOIN_LIBZ3", "/nonexistent/libz3.so")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let expected = "error: z3 is not available (/nonexistent/libz3.so: cannot open shared \
+                    object file: No such file or directory): install z3's library (Debian and \
+                    Ubuntu: `apt-get install libz3-4`) or set TYPEJOIN_LIBZ3 to the path of a \
+                    libz3.so\n";
+    for (args, help) in [
+        (
+            &["check", "lattices/jax.toml"][..],
+            "use `--engine exhaustive` (without `--prove-lints`)",
+        ),
+        (
+            &[
+                "check",
+                "--engine",
+                "exhaustive",
+                "--prove-lints",
+                "missing.toml",
+            ][..],
+            "use `--engine exhaustive` (without `--prove-lints`)",
+        ),
+        (
+            &["safety", "--engine", "z3", "lattices/jax.toml"][..],
+            "use `--engine search`",
+        ),
+        (
+            &["prove", "--check", "proofs/"][..],
+            "run the files with the `z3` binary",
+        ),
+    ] {
+        let o = run_without(args);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(expected), "{args:?}: {err}");
+        assert!(err.contains(help), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    let without = run_without(&["check", "--engine", "exhaustive", "lattices/jax.toml"]);
+    let with = run(&["check", "--engine", "exhaustive", "lattices/jax.toml"]);
+    assert_eq!(without.status.code(), Some(0));
+    assert_eq!(without.stdout, with.stdout);
+}
+
 /// `bench --rhs i*|f*|c*|b*` times an array with a weak (Python scalar) operand: the result is
 /// the policy's (bfloat16 + f* stays bfloat16 in JAX; int8 + c* is complex128).
 #[test]
