@@ -48,28 +48,30 @@ pub(crate) fn check(
         ));
     }
     // Files are checked in parallel (z3's queries on one small policy leave a core idle) and
-    // reported in order, so the output is the same as a serial run's.
+    // reported in order, so the output is the same as a serial run's; one file is checked on
+    // this thread (its own work goes parallel where it is large enough to pay for the pool).
     enum Outcome {
         Unreadable(LoadError),
         Failed(String),
         Checked(Box<(Input, String, typejoin::Checked)>),
     }
     use rayon::prelude::*;
-    let outcomes: Vec<Outcome> = files
-        .par_iter()
-        .map(|f| {
-            let loaded = read(f).and_then(|text| {
-                Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text))
-            });
-            match loaded {
-                Err(e) => Outcome::Unreadable(e),
-                Ok((input, text)) => match typejoin::check::check(&input, opts) {
-                    Ok(checked) => Outcome::Checked(Box::new((input, text, checked))),
-                    Err(message) => Outcome::Failed(message.to_string()),
-                },
-            }
-        })
-        .collect();
+    let outcome = |f: &std::path::PathBuf| {
+        let loaded = read(f)
+            .and_then(|text| Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text)));
+        match loaded {
+            Err(e) => Outcome::Unreadable(e),
+            Ok((input, text)) => match typejoin::check::check(&input, opts) {
+                Ok(checked) => Outcome::Checked(Box::new((input, text, checked))),
+                Err(message) => Outcome::Failed(message.to_string()),
+            },
+        }
+    };
+    let outcomes: Vec<Outcome> = if files.len() == 1 {
+        files.iter().map(outcome).collect()
+    } else {
+        files.par_iter().map(outcome).collect()
+    };
     let mut reports = Vec::new();
     let mut failed: Vec<LoadError> = Vec::new();
     let mut internal = false;

@@ -616,6 +616,9 @@ pub fn brute_force(t: &Table, opts: CheckOptions) -> [LawResult; 3] {
 /// is still swept in full, and `max_witnesses = usize::MAX` (`--all-witnesses`) counts all.
 pub const EXACT_TRIPLES: usize = 500 * 500 * 500;
 
+/// Tables of fewer dtypes sweep their triples on the calling thread (see `brute_force_ctx`).
+const PARALLEL_ROWS: usize = 128;
+
 /// With `lub_cells` (every defined cell is the least upper bound of its operands in a partial
 /// order), associativity is proved rather than swept: both sides, when defined, are the least
 /// upper bound of `{a, b, c}` (docs/math.md, the corollary). Only definedness is then swept,
@@ -634,24 +637,29 @@ fn brute_force_ctx(ctx: Ctx, opts: CheckOptions, lub_cells: bool) -> [LawResult;
     // stopped sweep's "at least" count is the same on every machine; each row may keep as many
     // witnesses as the merged collectors have room for, so the batch also bounds the memory
     // (and a row of n² pairs is work enough to share out).
+    // Below `PARALLEL_ROWS` dtypes the whole sweep is microseconds, less than waking rayon's
+    // pool, and the rows run on the calling thread.
     let batch = 8;
     let sweep = |collectors: &mut [Collector], row: &(dyn Fn(usize, &mut [Collector]) + Sync)| {
         for start in (0..n).step_by(batch) {
-            let parts: Vec<Vec<Collector>> = (start..n.min(start + batch))
-                .into_par_iter()
-                .map(|a| {
-                    // A row can add no more witnesses than the merged collector has room for.
-                    let mut local: Vec<Collector> = collectors
-                        .iter()
-                        .map(|c| Collector {
-                            max: c.max - c.raw.len(),
-                            ..Collector::new(c.check, opts)
-                        })
-                        .collect();
-                    row(a, &mut local);
-                    local
-                })
-                .collect();
+            let run = |a: usize| {
+                // A row can add no more witnesses than the merged collector has room for.
+                let mut local: Vec<Collector> = collectors
+                    .iter()
+                    .map(|c| Collector {
+                        max: c.max - c.raw.len(),
+                        ..Collector::new(c.check, opts)
+                    })
+                    .collect();
+                row(a, &mut local);
+                local
+            };
+            let rows = start..n.min(start + batch);
+            let parts: Vec<Vec<Collector>> = if n < PARALLEL_ROWS {
+                rows.map(run).collect()
+            } else {
+                rows.into_par_iter().map(run).collect()
+            };
             for part in parts {
                 for (c, p) in collectors.iter_mut().zip(part) {
                     c.absorb(p);

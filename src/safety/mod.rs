@@ -969,6 +969,9 @@ fn structural(n: &Numeric) -> Numeric {
 /// few formats, and the policies and files of one run (`check lattices`, `docs`, `suggest`'s
 /// candidates) share most of them. The misses run on rayon's pool: they are independent, and
 /// z3's each get a context.
+/// Fewer searches than this run on the calling thread (see [`classify_all`]).
+const PARALLEL_SEARCHES: usize = 1024;
+
 fn classify_all(
     formats: &[Numeric],
     pairs: &[(usize, usize)],
@@ -989,13 +992,18 @@ fn classify_all(
             .filter(|k| !known.contains_key(k))
             .collect()
     };
-    let found: Vec<(Key, Arc<Classified>)> = missing
-        .into_par_iter()
-        .map(|k| {
-            let c = classify(&k.0, &k.1, engine);
-            (k, Arc::new(c))
-        })
-        .collect();
+    let classified = |k: Key| {
+        let c = classify(&k.0, &k.1, engine);
+        (k, Arc::new(c))
+    };
+    // A search takes a few microseconds: a policy's few hundred cost less than waking rayon's
+    // pool (threads spawned on first use), which z3's proofs and thousands of searches repay.
+    let found: Vec<(Key, Arc<Classified>)> =
+        if engine == Engine::Search && missing.len() < PARALLEL_SEARCHES {
+            missing.into_iter().map(classified).collect()
+        } else {
+            missing.into_par_iter().map(classified).collect()
+        };
     let mut known = cache.lock().unwrap_or_else(|e| e.into_inner());
     known.extend(found);
     pairs.iter().map(|p| known[&key(p)].clone()).collect()
