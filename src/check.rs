@@ -153,6 +153,15 @@ impl Options {
         }
         Ok(())
     }
+
+    /// The exhaustive engine's options: every witness it keeps is ranked and counted, the
+    /// ones shown are described.
+    fn exhaustive(&self) -> CheckOptions {
+        CheckOptions {
+            described: self.witnesses,
+            ..CheckOptions::default()
+        }
+    }
 }
 
 /// The exit code of a check run (DESIGN.md): 2 when an input could not be read or checked,
@@ -202,8 +211,9 @@ pub const Z3_CROSS_CHECK_NODES: usize = 128;
 fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckError> {
     use crate::smt::solve::{self, Z3Options};
     let all = opts.witnesses == usize::MAX;
+    let exhaustive = opts.exhaustive();
     match opts.engine {
-        Engine::Exhaustive => Ok((input.check(CheckOptions::default()), Vec::new())),
+        Engine::Exhaustive => Ok((input.check(exhaustive), Vec::new())),
         Engine::Z3 => {
             let z3o = Z3Options {
                 timeout_ms: opts.timeout_ms,
@@ -221,7 +231,7 @@ fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckErro
             // z3 cannot decide the three-variable laws of a table this size in any useful time
             // (docs/performance.md: minutes at 100 nodes, gigabytes of ground equations at
             // 1,000), so the default cross-check stops here and says so.
-            let report = input.check(CheckOptions::default());
+            let report = input.check(exhaustive);
             let warning = format!(
                 "warning: {} has {} dtypes: z3's cross-check is skipped above {Z3_CROSS_CHECK_NODES} (it would not finish); the exhaustive verdict stands. `--engine z3` runs it anyway.",
                 input.path(),
@@ -230,7 +240,7 @@ fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckErro
             Ok((report, vec![warning]))
         }
         Engine::Both => {
-            let mut report = input.check(CheckOptions::default());
+            let mut report = input.check(exhaustive);
             let z3o = Z3Options {
                 timeout_ms: opts.timeout_ms,
                 limit: if all { usize::MAX } else { 1 },
@@ -258,7 +268,7 @@ fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckErro
 #[cfg(not(feature = "z3"))]
 fn laws(input: &Input, opts: Options) -> Result<(Report, Vec<String>), CheckError> {
     match opts.engine {
-        Engine::Exhaustive => Ok((input.check(CheckOptions::default()), Vec::new())),
+        Engine::Exhaustive => Ok((input.check(opts.exhaustive()), Vec::new())),
         Engine::Z3 | Engine::Both => Err(CheckError::NoZ3(
             crate::smt::z3_available().expect_err("a build without z3"),
         )),

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::Input;
-use crate::laws::simplicity;
 use crate::numeric::dtype::{self, Kind};
 
 /// A's and B's result for one ordered pair.
@@ -246,7 +245,8 @@ pub fn diff(a: &Input, b: &Input, materialise: bool) -> Diff {
             }
         }
     }
-    entries.sort_by_cached_key(|(idx, _)| simplicity(ta, idx));
+    let rank = crate::numeric::dtype::Simplicity::of(ta.names());
+    entries.sort_by_cached_key(|(idx, _)| rank.key(idx));
     let name_edges = |input: &Input, idx: &[usize]| -> Vec<(String, String)> {
         covers(input, &idx[..canonical])
             .into_iter()
@@ -318,6 +318,7 @@ fn triples(a: &Input, b: &Input) -> (usize, Vec<TripleEntry>) {
             ));
         }
     }
-    out.sort_by_cached_key(|(idx, _)| simplicity(measured_input.table(), idx));
+    let rank = crate::numeric::dtype::Simplicity::of(measured_input.table().names());
+    out.sort_by_cached_key(|(idx, _)| rank.key(idx));
     (compared, out.into_iter().map(|(_, e)| e).collect())
 }

@@ -154,12 +154,17 @@ impl Report {
 pub struct CheckOptions {
     /// How many witnesses each law keeps (all are counted).
     pub max_witnesses: usize,
+    /// How many of the kept witnesses, simplest first, the report describes (`LawResult::
+    /// witnesses`); the rest are ranked and counted only. `check` describes what it shows:
+    /// PyTorch's operand categories keep 10,000 witnesses and show 3.
+    pub described: usize,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             max_witnesses: 100_000,
+            described: usize::MAX,
         }
     }
 }
@@ -879,7 +884,11 @@ pub struct InducedCounts {
 
 /// Counts of the induced-order law's parts for a table.
 pub fn induced_counts(t: &Table) -> InducedCounts {
-    induced_order(t, CheckOptions { max_witnesses: 0 }).counts
+    let opts = CheckOptions {
+        max_witnesses: 0,
+        ..CheckOptions::default()
+    };
+    induced_order(t, opts).counts
 }
 
 /// Whether `up(a) ∩ up(b)` has a least element under `le` (rows are upper sets).
@@ -888,20 +897,12 @@ fn least_exists(le: &BitMatrix, ra: &[u64], rb: &[u64]) -> bool {
     ones(&common).any(|m| meet_subset(ra, rb, le.row(m)))
 }
 
-/// The ranking key of a witness, simplest first: familiar dtypes (IEEE floats, byte-multiple
-/// integers) before bfloat16 and weak types before sub-byte and small floats; then narrow
-/// before wide; then table order. Both engines rank with it.
-pub fn simplicity(t: &Table, idx: &[usize]) -> (u32, u32, Vec<usize>) {
-    let rarity: u32 = idx.iter().map(|&i| dtype::rarity(t.name(i))).sum();
-    let bits: u32 = idx.iter().map(|&i| dtype::rank_bits(t.name(i))).sum();
-    (rarity, bits, idx.to_vec())
-}
-
 /// Counts violations and keeps the first `max` witnesses (as indices), then ranks them
 /// simplest first and explains each through [`describe`].
 pub(crate) struct Collector {
     check: Check,
     max: usize,
+    described: usize,
     pub(crate) count: u64,
     /// Whether `count` is every instance (false when a sweep stopped early).
     pub(crate) exact: bool,
@@ -913,6 +914,7 @@ impl Collector {
         Collector {
             check,
             max: opts.max_witnesses,
+            described: opts.described,
             count: 0,
             exact: true,
             raw: Vec::new(),
@@ -948,12 +950,14 @@ impl Collector {
 
     pub(crate) fn finish(mut self, ctx: Ctx, holds_note: &str) -> LawResult {
         let t = ctx.table;
+        let rank = dtype::Simplicity::of(t.names());
         self.raw
-            .sort_by_cached_key(|(_, idx, len)| simplicity(t, &idx[..*len]));
+            .sort_by_cached_key(|(_, idx, len)| rank.key(&idx[..*len]));
         let law = self.check.law();
         let witnesses = self
             .raw
             .into_iter()
+            .take(self.described)
             .map(|(check, idx, len)| {
                 let (left, right, detail) = describe(check, ctx, &idx[..len])
                     .expect("a recorded witness violates its check");

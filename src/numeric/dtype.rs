@@ -195,6 +195,35 @@ pub fn rank_bits(name: &str) -> u32 {
     }
 }
 
+/// The ranking key of witnesses (tuples of dtypes), simplest first: familiar dtypes (IEEE
+/// floats, byte-multiple integers) before bfloat16 and weak types before sub-byte and small
+/// floats (the sum of [`rarity`]); then narrow before wide (of [`rank_bits`]); then table
+/// order. Both law engines, `diff` and the category rules rank with it. Each dtype is looked
+/// up once: ranking the thousands of witnesses of a table far from a lattice (PyTorch's
+/// operand categories) had spent most of its time finding names in the catalogue.
+pub struct Simplicity(Vec<(u32, u32)>);
+
+impl Simplicity {
+    /// For a table whose dtypes are `names`, in index order.
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> Simplicity {
+        Simplicity(
+            names
+                .into_iter()
+                .map(|n| (rarity(n), rank_bits(n)))
+                .collect(),
+        )
+    }
+
+    /// The key of the witness `idx` (indices into the table).
+    pub fn key(&self, idx: &[usize]) -> (u32, u32, Vec<usize>) {
+        let (rarity, bits) = idx.iter().fold((0, 0), |(r, b), &i| {
+            let (ri, bi) = self.0[i];
+            (r + ri, b + bi)
+        });
+        (rarity, bits, idx.to_vec())
+    }
+}
+
 /// A concrete (non-weak) dtype the kernels compute with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {

@@ -485,15 +485,8 @@ pub fn verify_triples(o: &crate::policy::observed::Observed) -> Option<RuleCheck
     let mut witnesses = Vec::new();
     let mut sorted: Vec<&crate::policy::observed::Triple> = o.triples.iter().collect();
     // Simplest first: familiar dtypes, then narrow ones, then table order.
-    sorted.sort_by_key(|x| {
-        let rarity: u32 = x.operands.iter().map(|&i| dtype::rarity(t.name(i))).sum();
-        let bits: u32 = x
-            .operands
-            .iter()
-            .map(|&i| dtype::rank_bits(t.name(i)))
-            .sum();
-        (rarity, bits, x.operands)
-    });
+    let rank = dtype::Simplicity::of(t.names());
+    sorted.sort_by_cached_key(|x| rank.key(&x.operands));
     for x in sorted {
         let [a, b, c] = x.operands;
         let node = t.get(a, b).and_then(|ab| t.get(ab, c));

@@ -72,6 +72,11 @@ impl Table {
         &self.names[i]
     }
 
+    /// Every dtype's name, in index order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
     pub fn undefined_cells(&self) -> usize {
         match &self.cells {
             Cells::Narrow(c) => c.iter().filter(|&&c| c == u16::MAX).count(),

@@ -6,9 +6,7 @@ use z3::{SatResult, Solver};
 
 use super::{checks, ctx_of, table_prefix, width};
 use crate::Input;
-use crate::laws::{
-    Check, Ctx, InputKind, Law, LawResult, Report, Status, Violation, describe, simplicity,
-};
+use crate::laws::{Check, Ctx, InputKind, Law, LawResult, Report, Status, Violation, describe};
 
 /// What z3 says about one check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -466,7 +464,8 @@ pub fn report(input: &Input, verdicts: &[(Check, Verdict)], witness_limit: usize
                 }
             }
         }
-        found.sort_by_cached_key(|(_, w)| simplicity(t, w));
+        let rank = crate::numeric::dtype::Simplicity::of(t.names());
+        found.sort_by_cached_key(|(_, w)| rank.key(w));
         let witnesses: Vec<Violation> = found
             .iter()
             .take(witness_limit.max(1))

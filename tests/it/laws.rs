@@ -176,7 +176,10 @@ fn projection(n: usize) -> Table {
 
 #[test]
 fn the_triple_sweep_counts_exactly_up_to_500_dtypes_and_stops_early_beyond() {
-    let opts = CheckOptions { max_witnesses: 10 };
+    let opts = CheckOptions {
+        max_witnesses: 10,
+        ..CheckOptions::default()
+    };
     // 60 dtypes: every violation counted (the rows swept in parallel, merged in order, give
     // the serial sweep's first witnesses).
     let [assoc, defn, nary] = laws::brute_force(&projection(60), opts);
@@ -198,4 +201,29 @@ fn the_triple_sweep_counts_exactly_up_to_500_dtypes_and_stops_early_beyond() {
     assert_eq!((nary.status, nary.exact), (Status::Violated, false));
     assert_eq!(nary.witnesses.len(), 10);
     assert_eq!(nary.count, 4_084); // the first batch of 8 rows, each stopped once it had 10
+}
+
+/// `described` limits only the witnesses turned into text: the counts, exactness and the
+/// ranking are those of the full report, whose first witnesses these are (PyTorch's operand
+/// categories: thousands of violations, three shown).
+#[test]
+fn describing_fewer_witnesses_keeps_the_counts_and_the_simplest() {
+    let input = load("observed/torch_categories.json");
+    let full = input.check(CheckOptions::default());
+    let three = input.check(CheckOptions {
+        described: 3,
+        ..CheckOptions::default()
+    });
+    assert_eq!(full.laws.len(), three.laws.len());
+    let mut many = 0;
+    for (f, t) in full.laws.iter().zip(&three.laws) {
+        assert_eq!(
+            (f.law, f.status, f.count, f.exact),
+            (t.law, t.status, t.count, t.exact)
+        );
+        assert_eq!(t.witnesses.len(), f.witnesses.len().min(3));
+        assert_eq!(t.witnesses[..], f.witnesses[..t.witnesses.len()]);
+        many += usize::from(f.witnesses.len() > 100);
+    }
+    assert!(many > 0, "a law with many witnesses to leave undescribed");
 }
