@@ -242,39 +242,51 @@ fn same_value(a: Value, b: Value) -> bool {
 }
 
 /// What one finite source value becomes, and the class of that change.
-pub fn classify_value(v: Value, to: &Numeric) -> (Class, Value) {
+pub fn classify_value(v: Value, from: &Numeric, to: &Numeric) -> (Class, Value) {
     let neg = matches!(v, Value::Finite { neg: true, mant, .. } if mant != 0);
     match to {
         Numeric::Int { bits, signed } => {
-            // NumPy astype: integers wrap (two's complement); finite floats truncate toward
-            // zero first. Only integer-valued sources occur in promotion (ints, bool).
+            // The codec's integer casts (`IntTarget::convert`, docs/formats.md): an integer
+            // wraps (two's complement, as NumPy's astype); a float truncates toward zero and,
+            // outside the type's range, saturates (as JAX and Rust's `as`). The class is the
+            // truncated value's: in the range, exact or (a fraction dropped) rounded; outside
+            // it, the sign lost (a negative into an unsigned type) or an overflow.
             let (_, mant, exp) = to_parts(v).expect("finite");
+            // Whether the truncated magnitude is at least 2^128 (then its low bits are zero).
+            let huge = exp >= 0 && (exp >= 128 || mant.leading_zeros() < exp as u32);
             let mag = if exp >= 0 {
                 // Beyond 2^128 only the low bits matter for wrapping, and they are zero.
-                if mant.leading_zeros() > exp as u32 {
-                    mant << exp
-                } else if exp >= 128 {
-                    0
-                } else {
-                    mant << exp
-                }
+                if huge { 0 } else { mant << exp }
             } else if -exp >= 128 {
                 0
             } else {
                 mant >> (-exp)
             };
             let modulus = 1u128 << bits;
-            let raw = if neg {
-                (modulus - mag % modulus) % modulus
-            } else {
-                mag % modulus
+            let half = 1u128 << (bits - 1);
+            let fits = !huge
+                && match (neg, signed) {
+                    (false, true) => mag < half,
+                    (false, false) => mag < modulus,
+                    (true, true) => mag <= half,
+                    (true, false) => mag == 0,
+                };
+            let float = matches!(from, Numeric::Float(_) | Numeric::Complex(_));
+            let raw = match (fits || !float, neg, signed) {
+                (true, true, _) => (modulus - mag % modulus) % modulus,
+                (true, false, _) => mag % modulus,
+                // A float saturates: the minimum's pattern, or the maximum's.
+                (false, true, true) => half,
+                (false, true, false) => 0,
+                (false, false, true) => half - 1,
+                (false, false, false) => modulus - 1,
             };
             let back = Source::Int {
                 bits: *bits,
                 signed: *signed,
             }
             .decode(raw as u64);
-            let class = if same_value(v, back) {
+            let class = if fits {
                 let fraction = match -exp {
                     k if k <= 0 => 0,
                     k if k >= 128 => mant,
@@ -354,6 +366,13 @@ impl Values<'_> {
         match self {
             Values::Every(n) => 1 << n.width(),
             Values::Patterns(_, p) => p.len(),
+        }
+    }
+
+    /// The format the values are of.
+    fn source(&self) -> &Numeric {
+        match self {
+            Values::Every(n) | Values::Patterns(n, _) => n,
         }
     }
 
@@ -767,7 +786,7 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
         if grid.as_ref().is_some_and(|g| g.holds(v)) {
             return Some(Class::Exact);
         }
-        let (class, back) = classify_value(v, to);
+        let (class, back) = classify_value(v, values.source(), to);
         if class != Class::Exact && best.get(&class).is_none_or(|(w, _)| mag_lt(v, *w)) {
             best.insert(class, (v, back));
         }
@@ -787,7 +806,8 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
     // The first position past zero that overflows (or holds an infinity or NaN).
     let fits = |v: Value| match v {
         Value::Finite { .. } => {
-            grid.as_ref().is_some_and(|g| g.holds(v)) || classify_value(v, to).0 != Class::Overflow
+            grid.as_ref().is_some_and(|g| g.holds(v))
+                || classify_value(v, values.source(), to).0 != Class::Overflow
         }
         _ => false,
     };
@@ -877,7 +897,7 @@ pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, Strin
             Verdict::Holds => Ok(None),
             Verdict::Violated { witnesses, .. } => {
                 let v = enc.decode(witnesses[0][0] as u64);
-                let (c, back) = classify_value(v, &to);
+                let (c, back) = classify_value(v, &from, &to);
                 if c != class {
                     return Err(format!(
                         "z3's {} witness {} is {} by the codec",
@@ -929,7 +949,7 @@ pub fn prove(from: &Numeric, to: &Numeric, found: &Found) -> Result<Found, Strin
                 mant,
                 exp,
             };
-            let (c, back) = classify_value(pos, &to);
+            let (c, back) = classify_value(pos, &from, &to);
             if c == class {
                 best = (pos, back);
             }
@@ -1170,8 +1190,9 @@ mod tests {
             mant,
             exp: 0,
         };
-        assert_eq!(classify_value(v(62), &e2m3).0, Class::Overflow);
-        assert_eq!(classify_value(v(8), &e2m3).0, Class::Overflow);
+        let int16 = num("int16");
+        assert_eq!(classify_value(v(62), &int16, &e2m3).0, Class::Overflow);
+        assert_eq!(classify_value(v(8), &int16, &e2m3).0, Class::Overflow);
         assert_eq!(
             check("int16", "float6_e2m3fn"),
             (Class::Overflow, Some(("8".into(), "7.5".into())))
@@ -1213,7 +1234,7 @@ mod tests {
             for from in named.iter().filter(|f| f.width() <= 16) {
                 for v in every(from) {
                     // Tight both ways: exactly the values the round trip calls exact.
-                    let exact = classify_value(v, to).0 == Class::Exact;
+                    let exact = classify_value(v, from, to).0 == Class::Exact;
                     assert_eq!(grid.holds(v), exact, "{v:?} into {to:?}");
                     skipped += usize::from(exact);
                 }

@@ -155,7 +155,7 @@ impl Encoding {
                         exp: exp - 1,
                     };
                     let overflows =
-                        |v: Value| crate::safety::classify_value(v, to).0 == Class::Overflow;
+                        |v: Value| crate::safety::classify_value(v, from, to).0 == Class::Overflow;
                     let dst = Dst::Listed {
                         values,
                         threshold,

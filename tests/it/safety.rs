@@ -365,3 +365,71 @@ fn the_default_check_skips_z3_above_its_size_and_says_so() {
     assert_eq!(checked.report.engines, ["exhaustive"]);
     assert!(checked.report.ok());
 }
+
+/// A float converted into an integer type truncates toward zero and, outside the type's
+/// range, saturates: the codec's cast (`typejoin cast`, docs/formats.md: JAX's and Rust's
+/// definition; NumPy leaves it to the C cast). The class is the truncated value's: a fraction
+/// dropped inside the range is precision loss (it had been called an overflow, and the
+/// analysis had wrapped where the cast saturates), a negative into an unsigned type sign
+/// loss, anything else outside the range an overflow.
+#[test]
+fn a_float_into_an_integer_type_truncates_then_saturates() {
+    use typejoin::numeric::format::Source;
+    let num = |n: &str| match Source::named(n).unwrap() {
+        Source::Float(f) => safety::Numeric::Float(f),
+        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+    };
+    let witnesses = |from: &str, to: &str| {
+        let (class, all, _) = safety::classify(&num(from), &num(to), safety::Engine::Search);
+        let all: Vec<(Class, String, String)> = all
+            .into_iter()
+            .map(|(c, w)| (c, w.value, w.becomes))
+            .collect();
+        (class, all)
+    };
+    let w = |c, v: &str, b: &str| (c, v.to_string(), b.to_string());
+    let tiny = "5.960464477539063e-8";
+    assert_eq!(
+        witnesses("float16", "int32"),
+        (
+            Class::PrecisionLoss,
+            vec![w(Class::PrecisionLoss, tiny, "0")]
+        )
+    );
+    assert_eq!(
+        witnesses("float16", "uint8"),
+        (
+            Class::SignLoss,
+            vec![
+                w(Class::PrecisionLoss, tiny, "0"),
+                w(Class::Overflow, "256", "255"),
+                w(Class::SignLoss, "-1", "0"),
+            ]
+        )
+    );
+    // The same values as the codec's cast (float16 256, -1, 128: 0x5c00, 0xbc00, 0x5800).
+    use typejoin::numeric::format::IntTarget;
+    let f16 = Source::named("float16").unwrap();
+    let cast = |bits: u32, signed: bool, p: u64| {
+        let t = IntTarget::Int { bits, signed };
+        t.decode(t.convert(&f16, p)).display()
+    };
+    assert_eq!(
+        [
+            cast(8, false, 0x5c00),
+            cast(8, false, 0xbc00),
+            cast(8, true, 0x5800)
+        ],
+        ["255", "0", "127"]
+    );
+    assert_eq!(
+        witnesses("float16", "int8"),
+        (
+            Class::Overflow,
+            vec![
+                w(Class::PrecisionLoss, tiny, "0"),
+                w(Class::Overflow, "128", "127"),
+            ]
+        )
+    );
+}
