@@ -522,7 +522,12 @@ impl IntTarget {
     /// Rust's `as` define it. NumPy leaves those cases to the C cast, whose result depends on
     /// the source type and the platform (docs/formats.md); for every in-range value all agree.
     pub fn convert(self, src: &Source, bits: u64) -> u64 {
-        let v = src.decode(bits);
+        self.convert_value(src.decode(bits), matches!(src, Source::Float(_)))
+    }
+
+    /// [`IntTarget::convert`] of a value, `from_float` when it is of a float type (which
+    /// truncates and saturates) rather than an integer type (which wraps).
+    pub fn convert_value(self, v: Value, from_float: bool) -> u64 {
         let (w, signed) = match self {
             IntTarget::Bool => {
                 return match v {
@@ -538,7 +543,7 @@ impl IntTarget {
         } else {
             (0, (1i128 << w) - 1)
         };
-        let int = match (v, src) {
+        let int = match (v, from_float) {
             (Value::Nan { .. }, _) => 0,
             (Value::Inf { neg }, _) => {
                 if neg {
@@ -547,12 +552,12 @@ impl IntTarget {
                     hi
                 }
             }
-            (Value::Finite { neg, mant, exp }, Source::Int { .. }) => {
+            (Value::Finite { neg, mant, exp }, false) => {
                 // Wrap: the low bits of the two's complement.
                 let m = (mant << exp.max(0)) as i128;
                 return (if neg { -m } else { m }) as u64 & mask;
             }
-            (Value::Finite { neg, mant, exp }, Source::Float(_)) => {
+            (Value::Finite { neg, mant, exp }, true) => {
                 let whole: u128 = if exp >= 0 {
                     if exp >= 100 || mant.leading_zeros() < exp as u32 + 2 {
                         u128::MAX >> 2 // saturates below

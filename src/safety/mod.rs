@@ -252,40 +252,29 @@ pub fn classify_value(v: Value, from: &Numeric, to: &Numeric) -> (Class, Value) 
             // truncated value's: in the range, exact or (a fraction dropped) rounded; outside
             // it, the sign lost (a negative into an unsigned type) or an overflow.
             let (_, mant, exp) = to_parts(v).expect("finite");
-            // Whether the truncated magnitude is at least 2^128 (then its low bits are zero).
+            // The truncated magnitude, unless it is 2^128 or more (out of every range).
             let huge = exp >= 0 && (exp >= 128 || mant.leading_zeros() < exp as u32);
             let mag = if exp >= 0 {
-                // Beyond 2^128 only the low bits matter for wrapping, and they are zero.
                 if huge { 0 } else { mant << exp }
             } else if -exp >= 128 {
                 0
             } else {
                 mant >> (-exp)
             };
-            let modulus = 1u128 << bits;
+            let target = crate::numeric::format::IntTarget::Int {
+                bits: *bits,
+                signed: *signed,
+            };
+            let float = matches!(from, Numeric::Float(_) | Numeric::Complex(_));
+            let back = target.decode(target.convert_value(v, float));
             let half = 1u128 << (bits - 1);
             let fits = !huge
                 && match (neg, signed) {
                     (false, true) => mag < half,
-                    (false, false) => mag < modulus,
+                    (false, false) => mag < 1u128 << bits,
                     (true, true) => mag <= half,
                     (true, false) => mag == 0,
                 };
-            let float = matches!(from, Numeric::Float(_) | Numeric::Complex(_));
-            let raw = match (fits || !float, neg, signed) {
-                (true, true, _) => (modulus - mag % modulus) % modulus,
-                (true, false, _) => mag % modulus,
-                // A float saturates: the minimum's pattern, or the maximum's.
-                (false, true, true) => half,
-                (false, true, false) => 0,
-                (false, false, true) => half - 1,
-                (false, false, false) => modulus - 1,
-            };
-            let back = Source::Int {
-                bits: *bits,
-                signed: *signed,
-            }
-            .decode(raw as u64);
             let class = if fits {
                 let fraction = match -exp {
                     k if k <= 0 => 0,
