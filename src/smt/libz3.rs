@@ -3,10 +3,10 @@
 //! The `z3` crate calls libz3 through z3-sys's `extern "C"` declarations. This module defines
 //! each function the binary calls, under libz3's own name: the linker resolves z3-sys's
 //! references to these definitions, so the executable does not need libz3 (rustc links with
-//! `--as-needed`) and a process that never reaches z3 never maps it. Loading libz3 is most of
-//! a short process's cost: 20,000 relocations, 750 static constructors and libstdc++, about
-//! 0.8 ms of the 2.9 ms that `check --engine exhaustive lattices/jax.toml` took with it linked
-//! (docs/performance.md), and a machine without libz3 can still run everything but z3.
+//! `--as-needed`) and a process that never reaches z3 never maps it. Loading libz3 is a large
+//! part of a short process's cost (20,000 relocations, 750 static constructors, libstdc++;
+//! docs/performance.md, the `--version` row), and a machine without libz3 can still run
+//! everything but z3.
 //!
 //! Each definition forwards to the function of the same name in the library `dlopen`ed on the
 //! first call: `$TYPEJOIN_LIBZ3` when set (a path, or a name the loader searches for), else
