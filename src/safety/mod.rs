@@ -348,6 +348,8 @@ enum Values<'a> {
     /// Some patterns of a format (a wide source's boundary values), ascending when a scan is
     /// sorted.
     Patterns(&'a Numeric, &'a [u64]),
+    /// A wide float's boundary values, each pattern computed when read (see [`Boundary`]).
+    FloatBoundary(&'a Numeric, FloatBoundary),
 }
 
 impl Values<'_> {
@@ -355,13 +357,14 @@ impl Values<'_> {
         match self {
             Values::Every(n) => 1 << n.width(),
             Values::Patterns(_, p) => p.len(),
+            Values::FloatBoundary(_, b) => b.len(),
         }
     }
 
     /// The format the values are of.
     fn source(&self) -> &Numeric {
         match self {
-            Values::Every(n) | Values::Patterns(n, _) => n,
+            Values::Every(n) | Values::Patterns(n, _) | Values::FloatBoundary(n, _) => n,
         }
     }
 
@@ -372,6 +375,7 @@ impl Values<'_> {
                 let first = first_negative(n);
                 p.partition_point(|&b| u128::from(b) < first)
             }
+            Values::FloatBoundary(_, b) => b.positives(),
         }
     }
 
@@ -379,6 +383,7 @@ impl Values<'_> {
         match self {
             Values::Every(n) => decode(n, i as u64),
             Values::Patterns(n, p) => decode(n, p[i]),
+            Values::FloatBoundary(n, b) => decode(n, b.pattern(i)),
         }
     }
 }
@@ -402,57 +407,111 @@ fn decode(n: &Numeric, bits: u64) -> Value {
     }
 }
 
-/// A wide source's boundary patterns, ascending, computed once per process: an integer's
-/// powers of two and their neighbours, either sign; a float's smallest, largest, middle and
-/// next-to-middle significands at every exponent, either sign.
-fn boundary_patterns(src: &Numeric) -> std::sync::Arc<Vec<u64>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<Numeric, Arc<Vec<u64>>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(src) {
-        return hit.clone();
-    }
-    let mut bits: Vec<u64> = Vec::new();
-    match src {
-        &Numeric::Int { bits: w, signed } => {
-            let mut mags: Vec<u128> = vec![0, 1, 2, 3];
-            for k in 1..=w - u32::from(signed) {
-                let p = 1u128 << k;
-                mags.extend([p - 2, p - 1, p, p + 1, p + 2]);
-            }
-            bits = int_patterns(w, signed, mags);
-            bits.sort_unstable();
-            bits.dedup();
+/// A wide source's boundary values, ascending in the source's bit order: an integer's powers
+/// of two and their neighbours, either sign (listed once per process); a float's smallest,
+/// largest, middle and next-to-middle significands at every exponent, either sign (computed
+/// from their position when read: float64 has 24,576 of them, and a sorted scan reads a few).
+enum Boundary {
+    Int(std::sync::Arc<Vec<u64>>),
+    Float(FloatBoundary),
+}
+
+impl Boundary {
+    fn of(src: &Numeric) -> Boundary {
+        match src {
+            &Numeric::Int { bits, signed } => Boundary::Int(int_boundary_patterns(bits, signed)),
+            Numeric::Float(f) => Boundary::Float(FloatBoundary::of(f)),
+            Numeric::Complex(_) => unreachable!("components are real"),
         }
-        Numeric::Float(f) => {
-            // In bit order as generated: sign, then exponent field, then significand.
-            let p = f.mantissa_bits;
-            let mut significands: Vec<u64> = match p {
-                0 => vec![0],
-                _ => [0, 1, 2, (1 << p) - 1, 1 << (p - 1), (1 << (p - 1)) + 1]
-                    .into_iter()
-                    .filter(|&m| m >> p == 0)
-                    .collect(),
-            };
-            significands.sort_unstable();
-            significands.dedup();
-            let signs: &[u64] = if f.signed {
-                &[0, 1 << (f.width() - 1)]
-            } else {
-                &[0]
-            };
-            for &sign in signs {
-                for e_field in 0..(1u64 << f.exponent_bits) {
-                    bits.extend(significands.iter().map(|&m| sign | e_field << p | m));
+    }
+
+    fn values<'a>(&'a self, src: &'a Numeric) -> Values<'a> {
+        match self {
+            Boundary::Int(p) => Values::Patterns(src, p),
+            Boundary::Float(b) => Values::FloatBoundary(src, *b),
+        }
+    }
+}
+
+/// The boundary patterns of a float format, by position: sign, then exponent field, then
+/// significand (bit order).
+#[derive(Clone, Copy, Debug)]
+struct FloatBoundary {
+    /// The significands read at every exponent, ascending (the first `count` entries).
+    significands: [u64; 6],
+    count: usize,
+    mantissa_bits: u32,
+    exponents: usize,
+    /// The sign bit, or none for an unsigned format.
+    sign: Option<u64>,
+}
+
+impl FloatBoundary {
+    fn of(f: &FloatFormat) -> FloatBoundary {
+        let p = f.mantissa_bits;
+        let mut significands = [0u64; 6];
+        let mut count = 1;
+        if p > 0 {
+            let mut all = [0, 1, 2, (1 << p) - 1, 1 << (p - 1), (1 << (p - 1)) + 1];
+            all.sort_unstable();
+            count = 0;
+            for m in all {
+                if m >> p == 0 && (count == 0 || significands[count - 1] != m) {
+                    significands[count] = m;
+                    count += 1;
                 }
             }
         }
-        Numeric::Complex(_) => unreachable!("components are real"),
+        FloatBoundary {
+            significands,
+            count,
+            mantissa_bits: p,
+            exponents: 1 << f.exponent_bits,
+            sign: f.signed.then(|| 1 << (f.width() - 1)),
+        }
     }
+
+    fn positives(&self) -> usize {
+        self.exponents * self.count
+    }
+
+    fn len(&self) -> usize {
+        self.positives() * if self.sign.is_some() { 2 } else { 1 }
+    }
+
+    fn pattern(&self, i: usize) -> u64 {
+        let (negative, i) = (i >= self.positives(), i % self.positives());
+        let sign = if negative { self.sign.unwrap_or(0) } else { 0 };
+        let (e_field, m) = (i / self.count, self.significands[i % self.count]);
+        sign | (e_field as u64) << self.mantissa_bits | m
+    }
+}
+
+/// A wide integer type's boundary patterns, ascending, computed once per process.
+fn int_boundary_patterns(w: u32, signed: bool) -> std::sync::Arc<Vec<u64>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache = Mutex<HashMap<(u32, bool), Arc<Vec<u64>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(w, signed))
+    {
+        return hit.clone();
+    }
+    let mut mags: Vec<u128> = vec![0, 1, 2, 3];
+    for k in 1..=w - u32::from(signed) {
+        let p = 1u128 << k;
+        mags.extend([p - 2, p - 1, p, p + 1, p + 2]);
+    }
+    let mut bits = int_patterns(w, signed, mags);
+    bits.sort_unstable();
+    bits.dedup();
     let bits = Arc::new(bits);
     let mut known = cache.lock().unwrap_or_else(|e| e.into_inner());
-    known.entry(src.clone()).or_insert(bits).clone()
+    known.entry((w, signed)).or_insert(bits).clone()
 }
 
 /// The patterns of the integers ±m of a `w`-bit integer type, for each magnitude m it holds.
@@ -716,8 +775,8 @@ fn search(from: &Numeric, to: &Numeric, shortcuts: bool) -> (Found, bool) {
     if src.width() <= 16 {
         return (scan(&Values::Every(&src), to, sorted), true);
     }
-    let base = boundary_patterns(&src);
-    let mut best = scan(&Values::Patterns(&src, &base), to, sorted);
+    let base = Boundary::of(&src);
+    let mut best = scan(&base.values(&src), to, sorted);
     let extra = threshold_patterns(&src, to);
     let more = scan(&Values::Patterns(&src, &extra), to, None);
     for (class, (v, back)) in more {
@@ -1193,6 +1252,37 @@ mod tests {
                 Some(("9007199254740993".into(), "9007199254740992".into()))
             )
         );
+    }
+
+    /// A wide float's boundary values, read by position, are the patterns listed in bit
+    /// order: the chosen significands at every exponent field, positive then negative.
+    #[test]
+    fn float_boundary_positions_are_the_patterns_in_bit_order() {
+        for name in ["float32", "float64", "float16"] {
+            let Numeric::Float(f) = num(name) else {
+                unreachable!()
+            };
+            let p = f.mantissa_bits;
+            let mut significands = vec![0, 1, 2, (1 << p) - 1, 1 << (p - 1), (1 << (p - 1)) + 1];
+            significands.sort_unstable();
+            significands.dedup();
+            let mut listed = Vec::new();
+            for sign in [0, 1u64 << (f.width() - 1)] {
+                for e_field in 0..1u64 << f.exponent_bits {
+                    listed.extend(significands.iter().map(|&m| sign | e_field << p | m));
+                }
+            }
+            let b = FloatBoundary::of(&f);
+            let read: Vec<u64> = (0..b.len()).map(|i| b.pattern(i)).collect();
+            assert_eq!(read, listed, "{name}");
+            assert_eq!(b.positives(), listed.len() / 2, "{name}");
+        }
+        // Every pattern of a format whose significands are all boundary ones, in bit order.
+        for (name, patterns) in [("float4_e2m1fn", 16), ("float8_e8m0fnu", 256)] {
+            let b = FloatBoundary::of(&float_format(name).unwrap());
+            let read: Vec<u64> = (0..b.len()).map(|i| b.pattern(i)).collect();
+            assert_eq!(read, (0..patterns).collect::<Vec<u64>>(), "{name}");
+        }
     }
 
     /// The grid test holds for exactly the values the codec's round trip calls exact, for
