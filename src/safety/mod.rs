@@ -794,17 +794,27 @@ struct Sorted {
     /// when none can be inexact: an integer into an integer type, or formats that prove the
     /// conversion exact).
     linear: bool,
+    /// Find the first negative that loses its sign by bisection (a float into an unsigned
+    /// integer type: a negative truncated to zero only loses its fraction, one of magnitude
+    /// 1 or more saturates to 0).
+    sign_threshold: bool,
 }
 
 impl Sorted {
-    /// Into a float format (signed or not), or from an integer into an integer type: there a
-    /// value's class follows from its magnitude monotonically (see [`scan`]).
+    /// Into a float format (signed or not), from an integer into an integer type, or from a
+    /// float into an integer type: there a value's class follows from its magnitude
+    /// monotonically (see [`scan`]).
     fn of(src: &Numeric, to: &Numeric) -> Option<Sorted> {
+        let sorted = |linear, sign_threshold| {
+            Some(Sorted {
+                linear,
+                sign_threshold,
+            })
+        };
         match (src, component(to)) {
-            (_, Numeric::Float(_)) => Some(Sorted {
-                linear: !provably_exact(src, to),
-            }),
-            (Numeric::Int { .. }, Numeric::Int { .. }) => Some(Sorted { linear: false }),
+            (_, Numeric::Float(_)) => sorted(!provably_exact(src, to), false),
+            (Numeric::Int { .. }, Numeric::Int { .. }) => sorted(false, false),
+            (Numeric::Float(_), Numeric::Int { signed, .. }) => sorted(true, !signed),
             _ => None,
         }
     }
@@ -813,17 +823,20 @@ impl Sorted {
 /// The smallest witness of each class among `values` converted into `to`.
 ///
 /// With `sorted`, the scan reads a handful of values. Positive values convert monotonically in
-/// their magnitude into a float format (rounding is monotone) and into an integer type (from
-/// an integer): exact, or rounded, up to a first overflow above which every value overflows.
-/// So past zero (which may be special: `float8_e8m0fnu` has none) the first overflow is found
-/// by bisection and the smallest rounded value is the first inexact one below it. A negative
-/// value converts as its magnitude does into a signed format (rounding and truncation are
-/// symmetric; an integer type holds one more negative), so only the first negative can have a
-/// magnitude no positive value has (-2^(b-1) of an integer, -0 of a float); into an unsigned
-/// format every nonzero negative loses its sign, so the one of smallest magnitude is the
+/// their magnitude into a float format (rounding is monotone) and into an integer type (an
+/// integer wraps, a float truncates and saturates): exact, or rounded, up to a first overflow
+/// above which every value overflows. So past zero (which may be special: `float8_e8m0fnu`
+/// has none) the first overflow is found by bisection and the smallest rounded value is the
+/// first inexact one below it. A negative value converts as its magnitude does into a signed
+/// format (rounding and truncation are symmetric; an integer type holds one more negative), so
+/// only the first negative can have a magnitude no positive value has (-2^(b-1) of an integer,
+/// -0 of a float); into an unsigned float format, or from an integer into an unsigned integer
+/// type, every nonzero negative loses its sign, so the one of smallest magnitude is the
 /// witness (the last of an integer's, the second of a float's). So the first two and the last
-/// negatives are read. `tests::the_shortcuts_of_a_scan_change_no_witness` holds it to the
-/// whole scan on every pair of catalogue formats.
+/// negatives are read. A float into an unsigned integer type loses the sign from magnitude 1
+/// up (below it, truncation leaves 0 and drops a fraction): that first negative is found by
+/// bisection. `tests::the_shortcuts_of_a_scan_change_no_witness` holds it to the whole scan on
+/// every pair of catalogue formats and declarable layouts.
 fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
     let mut best: Found = Default::default();
     let grid = Grid::of(to);
@@ -841,7 +854,11 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
         Some(class)
     };
     let len = values.len();
-    let Some(Sorted { linear }) = sorted else {
+    let Some(Sorted {
+        linear,
+        sign_threshold,
+    }) = sorted
+    else {
         for i in 0..len {
             record(values.get(i));
         }
@@ -886,6 +903,25 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
         if i >= positives && i < len && last != Some(i) {
             record(values.get(i));
             last = Some(i);
+        }
+    }
+    if sign_threshold {
+        // Past -0 (or a `fnuz` format's NaN there): the first negative that loses its sign.
+        let keeps_sign = |v: Value| {
+            matches!(v, Value::Finite { .. })
+                && classify_value(v, values.source(), to).0 != Class::SignLoss
+        };
+        let (mut lo, mut hi) = ((positives + 1).min(len), len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if keeps_sign(values.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < len {
+            record(values.get(lo));
         }
     }
     best
