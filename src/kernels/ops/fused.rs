@@ -103,12 +103,9 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fb: impl Fn(B) -> $L + Copy + Sync,
                 enc: impl Fn($L) -> O + Copy + Sync,
             ) -> bool {
-                let isa = Isa::detect();
                 macro_rules! each {
                     ($f:expr) => {
-                        zip_chunks(a, b, o, |a, b, o, store| {
-                            isa.map2(store, a, b, o, |x, y| enc($f(fa(x), fb(y))))
-                        })
+                        fused_go(a, b, o, fa, fb, $f, enc)
                     };
                 }
                 match op {
@@ -206,10 +203,17 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     }
 }
 
-/// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays.
+/// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays. A
+/// tile (an input shorter than the output: one value repeated, see [`tiled`]) is read as its
+/// value, so the pass streams one input, not two.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send, L: Copy>(
+pub(super) fn fused_go<
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Copy + Default + Send,
+    L: Copy + Send + Sync,
+>(
     a: &[A],
     b: &[B],
     o: &mut [O],
@@ -219,6 +223,19 @@ pub(super) fn fused_go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send,
     enc: impl Fn(L) -> O + Copy + Sync,
 ) {
     let isa = Isa::detect();
+    let n = o.len();
+    if n > 0 && b.len() < n {
+        let y = fb(b[0]);
+        return zip_chunks(a, a, o, |a, _, o, store| {
+            isa.map2(store, a, a, o, |x, _| enc(f(fa(x), y)))
+        });
+    }
+    if n > 0 && a.len() < n {
+        let x = fa(a[0]);
+        return zip_chunks(b, b, o, |b, _, o, store| {
+            isa.map2(store, b, b, o, |_, y| enc(f(x, fb(y))))
+        });
+    }
     zip_chunks(a, b, o, |a, b, o, store| {
         isa.map2(store, a, b, o, |x, y| enc(f(fa(x), fb(y))))
     })
