@@ -876,16 +876,7 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
         }
         _ => false,
     };
-    let (mut lo, mut hi) = (1.min(positives), positives);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits(values.get(mid)) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    let below = lo;
+    let below = first_not(1.min(positives), positives, |i| fits(values.get(i)));
     if linear {
         for i in 1..below {
             if record(values.get(i)) == Some(Class::PrecisionLoss) {
@@ -911,20 +902,26 @@ fn scan(values: &Values, to: &Numeric, sorted: Option<Sorted>) -> Found {
             matches!(v, Value::Finite { .. })
                 && classify_value(v, values.source(), to).0 != Class::SignLoss
         };
-        let (mut lo, mut hi) = ((positives + 1).min(len), len);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if keeps_sign(values.get(mid)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if lo < len {
-            record(values.get(lo));
+        let first = first_not((positives + 1).min(len), len, |i| keeps_sign(values.get(i)));
+        if first < len {
+            record(values.get(first));
         }
     }
     best
+}
+
+/// The first position of `lo..hi` where `holds` fails, by bisection (`hi` when it holds
+/// throughout): `holds` must hold on a prefix of the range and fail on the rest.
+fn first_not(mut lo: usize, mut hi: usize, holds: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// z3's answer for a wide conversion, remembered per process: policies share most of them.
