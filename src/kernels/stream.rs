@@ -2,15 +2,15 @@
 //!
 //! An ordinary store to a line that is not in cache first reads the line (a read for ownership),
 //! so `o[i] = a[i] + b[i]` over arrays larger than the cache moves four streams, not three.
-//! Non-temporal stores (`movntdq`) write whole 64-byte lines without reading them: on this
-//! project's machine float32 + float32 at 1e7 elements takes 0.21 instead of 0.30 ns per
-//! element. They are a loss when the data would have stayed in cache for the next pass (or the
-//! next call on the same arrays): a cached store then costs nothing extra, and a streamed line
-//! must come back from memory. So a pass streams only when what it reads and writes together
-//! would not fit in the last-level cache (`Store::for_pass`, [`stream_min_bytes`]): on this
-//! project's machine (32 MiB of L3) float32 → float64 over 1e6 elements (12 MB) takes 0.10 ns
-//! per element cached against 0.25 streamed, and float32 + float32 over 3e6 (36 MB) 0.17
-//! streamed against 0.23 cached (docs/kernels.md).
+//! Non-temporal stores (`movntdq`) write whole 64-byte lines without reading them, so an add
+//! moves three streams instead of four. They are a loss when the data would have stayed in
+//! cache for the next pass (or the next call on the same arrays): a cached store then costs
+//! nothing extra, and a streamed line must come back from memory. So a pass streams only when
+//! what it reads and writes together would not fit in the last-level cache
+//! (`Store::for_pass`, [`stream_min_bytes`]): on this project's machine (32 MiB of L3)
+//! float32 → float64 over 1e6 elements (12 MB) is more than twice as fast cached as streamed,
+//! and float32 + float32 over 3e6 (36 MB) faster streamed (docs/kernels.md; the figures are in
+//! docs/performance.md).
 //!
 //! The loops here compute a block of whole lines (at least 16 elements) into a local array,
 //! which the compiler keeps in registers, and store it with aligned 16-byte non-temporal stores

@@ -594,7 +594,7 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     };
     // Both operands stored in bytes (or both in 16-bit words) and a wider result: loaders
     // whose signedness is in their type, which vectorise (the run-time shifts below do not
-    // where the output is cached: uint8 + int8 took 2.1 ns per element up to 1e6 elements).
+    // where the output is cached: uint8 + int8 was slower than NumPy up to 1e6 elements).
     let signed_of = |d: DType| matches!(d, DType::Int { signed: true, .. });
     let (sx, sy) = (signed_of(x.array.dtype), signed_of(y.array.dtype));
     macro_rules! typed {
