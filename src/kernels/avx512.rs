@@ -22,8 +22,8 @@
 //!   NaN codes then go through the canonical map, a byte lookup, unless the narrowing can only
 //!   make the canonical one (fn and fnuz formats).
 //!
-//! On this project's machine these passes are several times faster than the pair table and
-//! the 256-entry widening table they replace; docs/kernels.md has the series of variants
+//! On this project's machine these passes are two to four times faster than the pair table
+//! and the 256-entry widening table they replace; docs/kernels.md has the series of variants
 //! tried, docs/performance.md the figures.
 //!
 //! Every kernel is held to the general path on every pair of codes (`tests` below and
