@@ -113,8 +113,8 @@ pub(crate) enum Cmd {
     /// line per case, in order; a bad line fails alone.
     Run {
         cases: PathBuf,
-        /// A generated policy: jax, jax-x32, jax-strict, array-api, python.
-        #[arg(long, default_value = "jax")]
+        /// The generated policy that gives result dtypes and kernel semantics.
+        #[arg(long, default_value = "jax", value_parser = generated_policies())]
         policy: String,
         /// The longest line read, in bytes; a longer one is answered with an `input` error.
         #[arg(long, default_value_t = typejoin::kernels::conformance::DEFAULT_MAX_LINE_BYTES)]
@@ -142,7 +142,8 @@ pub(crate) enum Cmd {
         n: usize,
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        #[arg(long, default_value = "jax")]
+        /// The generated policy that gives the result dtype.
+        #[arg(long, default_value = "jax", value_parser = generated_policies())]
         policy: String,
         /// Timed runs (after one warm-up).
         #[arg(long, default_value_t = 15)]
@@ -324,6 +325,12 @@ pub(crate) enum TableFormat {
     Markdown,
     Csv,
     Json,
+}
+
+/// `--policy`: the names of the generated policies (src/generated), listed by `--help` and
+/// suggested by clap for a misspelt one.
+fn generated_policies() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(typejoin::generated::ALL.iter().map(|p| p.name))
 }
 
 pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {
