@@ -240,6 +240,11 @@ pub enum PythonInt {
     /// Any value in [−2⁶³, 2⁶⁴) wraps into an integer result (2⁶³ … 2⁶⁴ − 1 are taken as
     /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
     Wrap,
+    /// It must fit the policy's Python-int type (`overflow` otherwise), then is cast to the
+    /// result dtype: it wraps into an integer one, except that a negative int does not
+    /// convert to uint64 (`overflow`), and is rounded into a float one (TensorFlow: a Python
+    /// int is an int32 and `int8 + 300` adds 44).
+    Cast,
 }
 
 /// What integer `floor_divide` and `remainder` do with a zero divisor.
@@ -263,14 +268,20 @@ pub enum ScalarPrecision {
     /// result dtype, when the scalar is the second operand (PyTorch's CPU kernels read it as
     /// `opmath_t`; `add` and `subtract` round it to the result dtype first).
     Float32,
+    /// Rounded to the result dtype through float32 (twice: TensorFlow converts a Python number
+    /// to a float32 tensor, then casts it), then the op as on any operand.
+    ViaFloat32,
 }
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
     pub const KEYS: [(&'static str, &'static [&'static str]); 7] = [
-        ("python_int", &["fit", "wrap"]),
+        ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
-        ("reduced_float_scalars", &["result", "float32"]),
+        (
+            "reduced_float_scalars",
+            &["result", "float32", "via-float32"],
+        ),
         ("remainder_zero_sign", &["divisor", "dividend"]),
         ("complex_negative", &["flip", "zero-minus"]),
         ("complex_add", &["parts", "alpha"]),
@@ -282,6 +293,7 @@ impl Semantics {
         match (key, value) {
             ("python_int", "fit") => self.python_int = PythonInt::Fit,
             ("python_int", "wrap") => self.python_int = PythonInt::Wrap,
+            ("python_int", "cast") => self.python_int = PythonInt::Cast,
             ("integer_division_by_zero", "zero") => {
                 self.integer_division_by_zero = DivisionByZero::Zero
             }
@@ -293,6 +305,9 @@ impl Semantics {
             }
             ("reduced_float_scalars", "float32") => {
                 self.reduced_float_scalars = ScalarPrecision::Float32
+            }
+            ("reduced_float_scalars", "via-float32") => {
+                self.reduced_float_scalars = ScalarPrecision::ViaFloat32
             }
             ("remainder_zero_sign", "divisor") => self.remainder_zero_sign = ZeroSign::Divisor,
             ("remainder_zero_sign", "dividend") => self.remainder_zero_sign = ZeroSign::Dividend,

@@ -333,16 +333,21 @@ fn where_joins_its_two_values() {
     );
 }
 
-/// Issue 17's PyTorch data: 8,119 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
-/// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
-/// subnormals, integer limits, overflowing Python ints, division by zero), each answered by
-/// `typejoin run --policy torch` exactly as torch: dtype, shape and bits (NaN results written
-/// as the canonical quiet NaN), or an error of the kind torch's exception maps to.
-#[test]
-fn every_torch_case_is_bit_exact() {
-    let torch = typejoin::kernels::policy("torch").unwrap();
-    let cases = lines("tests/data/kernels/torch_cases.jsonl");
-    let expected = lines("tests/data/kernels/torch_expected.jsonl");
+/// Every case of a library's measured data (`tests/data/kernels/<stem>_cases.jsonl`, written
+/// by `scripts/oracle_<stem>.py`) answered by `typejoin run --policy <policy>` exactly as the
+/// library: dtype, shape and bits (NaN results written as the canonical quiet NaN), or an
+/// error of the kind the library's exception maps to. Returns the ops the data covers and the
+/// error kinds it holds.
+fn library_cases_are_bit_exact(
+    policy: &str,
+    stem: &str,
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeMap<String, usize>,
+) {
+    let generated = typejoin::kernels::policy(policy).unwrap();
+    let cases = lines(&format!("tests/data/kernels/{stem}_cases.jsonl"));
+    let expected = lines(&format!("tests/data/kernels/{stem}_expected.jsonl"));
     assert_eq!(cases.len(), expected.len());
     assert!(cases.len() >= 1500, "{}", cases.len());
     let mut ops = std::collections::BTreeSet::new();
@@ -351,7 +356,7 @@ fn every_torch_case_is_bit_exact() {
     for (case, want) in cases.iter().zip(&expected) {
         let c: Value = serde_json::from_str(case).unwrap();
         ops.insert(c["op"].as_str().unwrap().to_string());
-        let got: Value = serde_json::from_str(&run_line(torch, case)).unwrap();
+        let got: Value = serde_json::from_str(&run_line(generated, case)).unwrap();
         let want: Value = serde_json::from_str(want).unwrap();
         let ok = match want.get("kind") {
             Some(kind) => {
@@ -361,10 +366,19 @@ fn every_torch_case_is_bit_exact() {
             None => got == want,
         };
         if !ok && wrong.len() < 5 {
-            wrong.push(format!("{case}\n  torch: {want}\n  typejoin: {got}"));
+            wrong.push(format!("{case}\n  {stem}: {want}\n  typejoin: {got}"));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    (ops, kinds)
+}
+
+/// Issue 17's PyTorch data: 8,119 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
+/// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
+/// subnormals, integer limits, overflowing Python ints, division by zero).
+#[test]
+fn every_torch_case_is_bit_exact() {
+    let (ops, kinds) = library_cases_are_bit_exact("torch", "torch");
     assert_eq!(ops.len(), 24, "{ops:?}");
     // Each of PyTorch's refusals is represented.
     for k in [
@@ -374,6 +388,22 @@ fn every_torch_case_is_bit_exact() {
         "promotion",
         "input",
     ] {
+        assert!(kinds.contains_key(k), "no `{k}` case: {kinds:?}");
+    }
+}
+
+/// TensorFlow 2.21's data (NumPy behaviour, `dtype_conversion_mode="all"`): 5,398 cases
+/// measured by scripts/oracle_tensorflow.py (tensors dimensioned and zero-dim, Python
+/// scalars on either side, NaN, ±inf, integer limits, Python ints outside int32, division by
+/// zero). Its conventions: a Python int is an int32 cast to the join (`int8 + 300` adds 44,
+/// `uint8 / -129` divides by 127), integer true division is float32 up to 16 bits and float64
+/// from 32, a Python float reaches float16 through float32, integer // and % by zero raise,
+/// no bool arithmetic.
+#[test]
+fn every_tensorflow_case_is_bit_exact() {
+    let (ops, kinds) = library_cases_are_bit_exact("tensorflow", "tensorflow");
+    assert_eq!(ops.len(), 16, "{ops:?}");
+    for k in ["unsupported", "overflow", "zero-division", "input"] {
         assert!(kinds.contains_key(k), "no `{k}` case: {kinds:?}");
     }
 }

@@ -109,15 +109,17 @@ fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
     err(
         ErrorKind::Overflow,
         format!(
-            "Python integer {x} does not fit {int}, the {} policy's Python-int type (JAX raises \
-             OverflowError whatever the other operand); use an array of the dtype wanted",
+            "Python integer {x} does not fit {int}, the {} policy's Python-int type (its \
+             library raises OverflowError whatever the other operand); use an array of the \
+             dtype wanted",
             policy.name
         ),
     )
 }
 
 /// A scalar as a one-element array of dtype `to` (the policy's result dtype): an int that
-/// does not fit an integer `to` is an `overflow` error, or wraps under `PythonInt::Wrap`.
+/// does not fit an integer `to` is an `overflow` error, or wraps under `PythonInt::Wrap` and
+/// `PythonInt::Cast`.
 pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result<Array, OpError> {
     let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
     let real = |v: Value| -> Result<u64, OpError> {
@@ -135,7 +137,7 @@ pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result
                     _ => unreachable!(),
                 };
                 let x = if neg { -(mant as i128) } else { mant as i128 };
-                if python_int == PythonInt::Wrap && !matches!(to, DType::Bool) {
+                if python_int != PythonInt::Fit && !matches!(to, DType::Bool) {
                     let w = to.pattern_bits();
                     return Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 });
                 }
@@ -227,22 +229,44 @@ pub(super) struct Input<'a> {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Conversion {
     python_int: PythonInt,
-    /// Through float32 first (PyTorch's `c10::Half(float)`, `c10::BFloat16(float)`): a
-    /// Python float or a zero-dim float64 into float16/bfloat16 is rounded twice.
+    /// Through float32 first (PyTorch's `c10::Half(float)`, `c10::BFloat16(float)`;
+    /// TensorFlow's float32 tensor of a Python number): a Python float or a zero-dim float64
+    /// into float16/bfloat16 is rounded twice.
     via_float32: bool,
+    /// Under `PythonInt::Cast`, the integer join a Python int is cast to before it reaches a
+    /// computation dtype the op rule chose (TensorFlow: `uint8 / -129` divides by 127.0).
+    int_join: Option<DType>,
 }
 
 impl Conversion {
     pub(super) fn of(policy: &Generated, compute: DType) -> Conversion {
         Conversion {
             python_int: policy.semantics.python_int,
-            via_float32: policy.semantics.reduced_float_scalars == ScalarPrecision::Float32
+            via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
                 && matches!(compute.name(), "float16" | "bfloat16"),
+            int_join: None,
+        }
+    }
+
+    /// The same, with `join` the operands' join where an op rule made the computation dtype
+    /// something else (`true_divide` of integers): a Python int is cast to an integer join
+    /// first under `PythonInt::Cast`.
+    fn through(self, join: DType) -> Conversion {
+        let cast = self.python_int == PythonInt::Cast && matches!(join, DType::Int { .. });
+        Conversion {
+            int_join: cast.then_some(join),
+            ..self
         }
     }
 
     /// A scalar operand as a one-element array of `compute`.
     fn scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
+        if let (Scalar::Int(_), Some(join)) = (s, self.int_join) {
+            return Ok(super::astype(
+                &materialise(s, join, self.python_int)?,
+                compute,
+            ));
+        }
         let s = match s {
             Scalar::Float(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
             Scalar::Int(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
@@ -381,7 +405,10 @@ pub(super) fn plan<'a>(
         return err(ErrorKind::Unsupported, why);
     }
     let shape = broadcast(a.shape(), b.shape())?;
-    let conv = Conversion::of(policy, compute);
+    let mut conv = Conversion::of(policy, compute);
+    if op == Op::TrueDivide {
+        conv = conv.through(policy.result_type(oa, ob).map_err(promotion)?);
+    }
     let (x, y) = (
         prepare(a, compute, &shape, conv)?,
         prepare(b, compute, &shape, conv)?,
@@ -560,7 +587,7 @@ pub(super) fn check_out(out: &Array, dtype: DType, shape: &[usize]) -> Result<()
 
 /// `Err(unsupported)` unless the n-ary op `name` accepts computation dtype `compute` in
 /// `policy` (its `[ops.X] kinds`, else the catalogue's).
-fn accepts(policy: &Generated, name: &str, compute: DType) -> Result<(), OpError> {
+pub(super) fn accepts(policy: &Generated, name: &str, compute: DType) -> Result<(), OpError> {
     let kinds = policy.kinds(name).expect("an op of the catalogue");
     if kinds.accepts(compute.kind()) {
         return Ok(());

@@ -93,6 +93,7 @@ pub(super) fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u
 /// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once.
 pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
     let acc = policy.sum_type(a.dtype).map_err(promotion)?;
+    accepts(policy, "sum", acc)?;
     let (outer, len, inner, shape) = match axis {
         None => (1, a.len(), 1, vec![]),
         Some(k) if k < a.shape.len() => {
