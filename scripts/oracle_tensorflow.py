@@ -12,9 +12,14 @@ Ops as a TensorFlow user calls them with NumPy behaviour on
 category) and Python int, float and complex scalars on either side. Answers are TensorFlow's
 dtype, shape and bits, or the error kind its exception maps to.
 
-Left out, each a documented gap (docs/kernels.md, "TensorFlow"): the ordering comparisons,
-`tf.not_equal` and the bitwise ops between different dtypes, and `tf.where` (TensorFlow does
-not promote them: an error, where the policy gives the join); floor_divide with a float
+The ordering comparisons, `not_equal` and the bitwise ops are `tnp.less` … `tnp.bitwise_xor`:
+TensorFlow's own (`tf.less`, `tf.not_equal`, `tf.bitwise.bitwise_and`) want one dtype and raise
+on two, where NumPy behaviour's promote as the policy does.
+
+`where` is `tnp.where` (`tf.where` wants one dtype too).
+
+Left out, each a documented gap (docs/kernels.md, "TensorFlow"): a bool tensor with a Python int in `tnp`'s bitwise ops (int64, where
+the lattice gives int32); floor_divide with a float
 result (TensorFlow floors the rounded quotient: 1.0 // 0.1 is 10, NumPy's 9); complex
 true_divide (Eigen's quotient differs from Smith's in the last place); maximum/minimum on a
 tie of zeros (TensorFlow returns the first operand, NumPy the second); Python bool scalars (TensorFlow refuses
@@ -208,7 +213,15 @@ BINARY = {
     "maximum": tf.maximum,
     "minimum": tf.minimum,
     "equal": tf.equal,
-    "not_equal": tf.not_equal,
+    # TensorFlow's own comparisons and bitwise ops want one dtype; NumPy behaviour's promote
+    "not_equal": tnp.not_equal,
+    "less": tnp.less,
+    "less_equal": tnp.less_equal,
+    "greater": tnp.greater,
+    "greater_equal": tnp.greater_equal,
+    "bitwise_and": tnp.bitwise_and,
+    "bitwise_or": tnp.bitwise_or,
+    "bitwise_xor": tnp.bitwise_xor,
 }
 
 SCALARS = {
@@ -238,11 +251,12 @@ def skipped(op, a, b):
     if op == "true_divide" and all(x.dtype == tf.bool for x in tensors) and all(
             isinstance(x, tf.Tensor) for x in (a, b)):
         return True  # bool / bool raises; the policy's rule makes it float64
+    if op.startswith("bitwise") and any(x.dtype == tf.bool for x in tensors) and any(
+            isinstance(x, int) for x in (a, b)):
+        return True  # tnp's bitwise ops take the Python int as int64 (the lattice: int32)
     if op == "multiply" and any(x.dtype.is_complex for x in tensors) and any(
             not np.isfinite(plain(x)).all() for x in (a, b)):
         return True  # Eigen's complex product of infinities and NaNs differs from NumPy's
-    if op == "not_equal" and (len(tensors) < 2 or a.dtype != b.dtype):
-        return True  # tf.not_equal does not promote
     if op == "true_divide" and any(isinstance(x, complex) or x.dtype.is_complex
                                    for x in (a, b) if not isinstance(x, (int, float))):
         return True  # Eigen's complex quotient differs from Smith's in the last place
@@ -339,9 +353,25 @@ def main():
                 continue  # min/max of a NaN pair does not order the bounds
             with np.errstate(all="ignore"):
                 zero = [np.asarray(plain(v) == 0) for v in (a, lo, hi)]
-            if x in FLOATS and zero[0].any() and (zero[1].any() or zero[2].any()):
+            floats = any(isinstance(v, float) or isinstance(v, tf.Tensor) and v.dtype.is_floating
+                         for v in (a, lo, hi))
+            if floats and zero[0].any() and (zero[1].any() or zero[2].any()):
                 continue  # a tie of zeros: TensorFlow keeps the operand, NumPy the bound
             emit("clip", [a, lo, hi], lambda: tf.clip_by_value(a, lo, hi))
+    # where (NumPy behaviour's `tnp.where`: `tf.where` wants one dtype): the values' join
+    for x in ALL:
+        for y in rng.sample(ALL, 5):
+            cond = tensor("bool", pick("bool", n), (n,))
+            a, b = tensor(x, pick(x, n), (n,)), tensor(y, pick(y, n), (n,))
+            emit("where", [cond, a, b], lambda: tnp.where(cond, a, b))
+            b0 = tensor(y, pick(y, 1), ())
+            emit("where", [cond, a, b0], lambda: tnp.where(cond, a, b0))
+        for s in [2.5, 3, 300, -1, 2 ** 40, 1j]:
+            if x == "uint64" and isinstance(s, int) and s < 0:
+                continue  # skipped(): a negative Python int with uint64
+            cond = tensor("bool", pick("bool", n), (n,))
+            a = tensor(x, pick(x, n), (n,))
+            emit("where", [cond, a, s], lambda: tnp.where(cond, a, s))
     # sums: integers wrap in their own dtype, integer-valued floats (exact)
     for x in INTS + FLOATS + COMPLEX:
         vals = [float(rng.randint(-8, 8)) for _ in range(24)] if x in FLOATS else pick(x, 24)

@@ -15,6 +15,7 @@ SETS = [
     ("cases.jsonl", "expected_jax_policy.jsonl", "jax"),
     ("extra_cases.jsonl", "extra_expected.jsonl", "jax"),
     ("torch_cases.jsonl", "torch_expected.jsonl", "torch"),
+    ("tensorflow_cases.jsonl", "tensorflow_expected.jsonl", "tensorflow"),
 ]
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
