@@ -34,12 +34,13 @@ NaN results are written as the positive quiet NaN of their dtype (typejoin's can
 
 Run from the repository root with TensorFlow installed: python3 scripts/oracle_tensorflow.py
 """
-import json
 import math
 import os
 import random
 import sys
 import warnings
+
+from oracle_common import scalar_json, write_cases
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 try:
@@ -120,19 +121,7 @@ def tensor(name, vals, shape):
 def arg_json(x):
     if isinstance(x, tf.Tensor):
         return {"dtype": x.dtype.name, "shape": x.shape.as_list(), "bits": bits_of(x)}
-    if isinstance(x, int):
-        return {"scalar": "int", "value": x if -(2 ** 63) <= x < 2 ** 64 else str(x)}
-    if isinstance(x, float):
-        return {"scalar": "float", "value": num(x)}
-    return {"scalar": "complex", "value": [num(x.real), num(x.imag)]}
-
-
-def num(f):
-    if math.isnan(f):
-        return "nan"
-    if math.isinf(f):
-        return "inf" if f > 0 else "-inf"
-    return f
+    return scalar_json(x)
 
 
 def error_kind(e):
@@ -289,7 +278,6 @@ def main():
                     binary_case(op, tensor(x, pick(x, n), (n,)), s)
                     binary_case(op, s, tensor(x, pick(x, n), (n,)))
     # Python ints: parsed as int32 (OverflowError outside), then wrapped into the result
-    i8 = tensor("int8", [1, 2, -3, 127, -128], (5,))
     for s in [300, -129, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 40]:
         for x in ["int8", "uint8", "int64", "uint64", "float16", "float32"]:
             if x == "uint64" and s < 0:
@@ -406,12 +394,7 @@ def main():
             else:
                 t = tensor(x, vals, (n,))
             emit("astype", [t], lambda: tf.cast(t, T[y]), dtype=y)
-    with open("tests/data/kernels/tensorflow_cases.jsonl", "w") as f:
-        for c in cases:
-            f.write(json.dumps(c) + "\n")
-    with open("tests/data/kernels/tensorflow_expected.jsonl", "w") as f:
-        for e in expected:
-            f.write(json.dumps(e) + "\n")
+    write_cases("tensorflow", cases, expected)
     print(f"{len(cases)} cases from tensorflow {tf.__version__}")
 
 

@@ -26,11 +26,12 @@ operand (PyTorch returns it on ±0 ties). NaN results are written as the positiv
 
 Run from the repository root with torch installed: python3 scripts/oracle_torch.py
 """
-import json
 import math
 import random
 import sys
 import warnings
+
+from oracle_common import scalar_json, write_cases
 
 try:
     import torch
@@ -108,22 +109,7 @@ def tensor(name, vals, shape):
 def arg_json(x):
     if isinstance(x, torch.Tensor):
         return {"dtype": name_of(x.dtype), "shape": list(x.shape), "bits": bits_of(x)}
-    if isinstance(x, bool):
-        return {"scalar": "bool", "value": x}
-    if isinstance(x, int):
-        v = x if -(2 ** 63) <= x < 2 ** 64 else str(x)
-        return {"scalar": "int", "value": v}
-    if isinstance(x, float):
-        return {"scalar": "float", "value": num(x)}
-    return {"scalar": "complex", "value": [num(x.real), num(x.imag)]}
-
-
-def num(f):
-    if math.isnan(f):
-        return "nan"
-    if math.isinf(f):
-        return "inf" if f > 0 else "-inf"
-    return f
+    return scalar_json(x)
 
 
 cases, expected = [], []
@@ -394,12 +380,7 @@ def main():
             emit("clip", [a, -math.inf, lo], lambda: torch.clamp(a, -math.inf, lo))
             cond = tensor("bool", [True, False, True, False], (4,))
             emit("where", [cond, a, lo], lambda: torch.where(cond, a, lo))
-    with open("tests/data/kernels/torch_cases.jsonl", "w") as f:
-        for c in cases:
-            f.write(json.dumps(c) + "\n")
-    with open("tests/data/kernels/torch_expected.jsonl", "w") as f:
-        for e in expected:
-            f.write(json.dumps(e) + "\n")
+    write_cases("torch", cases, expected)
     print(f"{len(cases)} cases from torch {torch.__version__}")
 
 

@@ -1,0 +1,33 @@
+"""What the oracle scripts (scripts/oracle_*.py) share: the conformance runner's JSON for
+Python scalars, and writing a case set with its expected answers (docs/kernels.md)."""
+import json
+import math
+
+
+def num(f):
+    """A float as the runner reads it: "nan", "inf", "-inf" as strings."""
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return f
+
+
+def scalar_json(x):
+    """A Python bool, int, float or complex as a runner scalar (an int beyond 64 bits as a
+    string, which keeps its digits)."""
+    if isinstance(x, bool):
+        return {"scalar": "bool", "value": x}
+    if isinstance(x, int):
+        return {"scalar": "int", "value": x if -(2 ** 63) <= x < 2 ** 64 else str(x)}
+    if isinstance(x, float):
+        return {"scalar": "float", "value": num(x)}
+    return {"scalar": "complex", "value": [num(x.real), num(x.imag)]}
+
+
+def write_cases(stem, cases, expected):
+    """tests/data/kernels/<stem>_cases.jsonl and <stem>_expected.jsonl, one JSON line each."""
+    for suffix, rows in (("cases", cases), ("expected", expected)):
+        with open(f"tests/data/kernels/{stem}_{suffix}.jsonl", "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
