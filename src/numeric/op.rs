@@ -241,9 +241,9 @@ pub enum PythonInt {
     /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
     Wrap,
     /// It must fit the policy's Python-int type (`overflow` otherwise), then is cast to the
-    /// result dtype: it wraps into an integer one, except that a negative int does not
-    /// convert to uint64 (`overflow`), and is rounded into a float one (TensorFlow: a Python
-    /// int is an int32 and `int8 + 300` adds 44).
+    /// operands' join: it wraps into an integer one (also where an op rule then makes the
+    /// result a float: `uint8 / -129` divides by 127) and is rounded into a float one
+    /// (TensorFlow: a Python int is an int32 and `int8 + 300` adds 44).
     Cast,
 }
 

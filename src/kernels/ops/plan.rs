@@ -78,8 +78,9 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
 }
 
 /// A Python int is first parsed as the policy's Python-int type (`i*`'s materialisation), as
-/// JAX does: outside its range it is an `overflow` error whatever the result dtype
-/// (`float16 + 2**63` raises OverflowError under x64, `float32 + 2**31` under x32).
+/// JAX and TensorFlow do: outside its range it is an `overflow` error whatever the result
+/// dtype (`float16 + 2**63` raises OverflowError under JAX's x64, `float32 + 2**31` under x32
+/// and TensorFlow), except under `PythonInt::Wrap` (PyTorch's wider range).
 fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
     if policy.semantics.python_int == PythonInt::Wrap {
         // PyTorch takes a Python int as int64, or as uint64 from 2^63 on: only beyond raise.
