@@ -77,6 +77,15 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
     }
 }
 
+/// The values an integer dtype of `bits` holds, as a closed range.
+fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    } else {
+        (0, (1 << bits) - 1)
+    }
+}
+
 /// A Python int is first parsed as the policy's Python-int type (`i*`'s materialisation), as
 /// JAX and TensorFlow do: outside its range it is an `overflow` error whatever the result
 /// dtype (`float16 + 2**63` raises OverflowError under JAX's x64, `float32 + 2**31` under x32
@@ -98,11 +107,7 @@ fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
     let Some(DType::Int { bits, signed }) = policy.python_int_type() else {
         return Ok(());
     };
-    let (lo, hi): (i128, i128) = if signed {
-        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-    } else {
-        (0, (1 << bits) - 1)
-    };
+    let (lo, hi) = int_range(bits, signed);
     if (lo..=hi).contains(&x) {
         return Ok(());
     }
@@ -129,13 +134,9 @@ pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result
                 let Value::Finite { neg, mant, .. } = v else {
                     unreachable!("integer scalars")
                 };
-                let (lo, hi): (i128, i128) = match to {
-                    DType::Bool => (0, 1),
-                    DType::Int { bits, signed: true } => {
-                        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-                    }
-                    DType::Int { bits, .. } => (0, (1 << bits) - 1),
-                    _ => unreachable!(),
+                let (lo, hi) = match to {
+                    DType::Int { bits, signed } => int_range(bits, signed),
+                    _ => (0, 1),
                 };
                 let x = if neg { -(mant as i128) } else { mant as i128 };
                 if python_int != PythonInt::Fit && !matches!(to, DType::Bool) {
@@ -630,11 +631,7 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
     let DType::Int { bits, signed } = compute else {
         return Ok(());
     };
-    let (lo, hi): (i128, i128) = if signed {
-        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-    } else {
-        (0, (1 << bits) - 1)
-    };
+    let (lo, hi) = int_range(bits, signed);
     let fits = (lo..=hi).contains(&v) || (!signed && !strict && v < 0 && -v <= hi);
     if fits {
         return Ok(());
