@@ -184,21 +184,13 @@ pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], o
 // Driving: broadcasting, chunks, threads
 
 pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
-    // A scalar against an array: the fused passes read the scalar as a tile.
-    let n = out.len();
-    let (tx, ty) = match (tiled(x, n), tiled(y, n)) {
-        (Some(t), None) => (Some(t), None),
-        (None, Some(t)) => (None, Some(t)),
-        _ => (None, None),
-    };
-    let (fx, fy) = (tx.as_ref().unwrap_or(x), ty.as_ref().unwrap_or(y));
-    if !fx.splat
-        && !fy.splat
-        && (fused_float(op, c, fx, fy, out)
-            || fused_small(op, c, fx, fy, out)
-            || fused_halves(op, c, fx, fy, out)
-            || fused_pairs(op, c, fx, fy, out)
-            || fused_int(op, c, fx, fy, out))
+    // A scalar (one element) against an array takes the fused passes too: they read it as
+    // its value, or as a tile made only once a pass is chosen (`zip_chunks`).
+    if fused_float(op, c, x, y, out)
+        || fused_small(op, c, x, y, out)
+        || fused_halves(op, c, x, y, out)
+        || fused_pairs(op, c, x, y, out)
+        || fused_int(op, c, x, y, out)
     {
         return;
     }
@@ -246,7 +238,7 @@ fn fused_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) -> bool {
     if x.splat || x.array.dtype != c || !matches!(op, Op::Multiply | Op::TrueDivide) {
         return false;
     }
-    let tile = vec![s; a.len().min(1 << 16)];
+    let tile = [s]; // read as its value (`fused_go`)
     let bf16 = c.name() == "bfloat16";
     macro_rules! go {
         ($load:expr, $enc:expr) => {

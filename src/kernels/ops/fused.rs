@@ -4,16 +4,25 @@ use super::*;
 
 /// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
 /// arrays; `f` is told whether the whole output is large enough to bypass the cache. An input
-/// shorter than the output is a tile (one value repeated: a broadcast scalar, see
-/// [`tiled`]): `f` then runs on tile-sized pieces, each reading the tile from its start.
+/// of one element against a longer output (a broadcast scalar) is read as a tile of up to
+/// [`TILE`] copies of it, made here: `f` then runs on tile-sized pieces, each reading the tile
+/// from its start. (`fused_go` reads such an input as its value and never gets here with one.)
 #[inline(always)]
-pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
+pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
     a: &[A],
     b: &[B],
     out: &mut [O],
     f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
     let n = out.len();
+    fn tile<T: Copy>(v: &[T], n: usize) -> std::borrow::Cow<'_, [T]> {
+        match v {
+            [x] if n > 1 => std::borrow::Cow::Owned(vec![*x; n.min(TILE)]),
+            _ => std::borrow::Cow::Borrowed(v),
+        }
+    }
+    let (a, b) = (tile(a, n), tile(b, n));
+    let (a, b) = (&a[..], &b[..]);
     // The bytes the pass reads: both operands, or one when `astype` passes its input twice.
     let same = std::ptr::eq(a.as_ptr().cast::<u8>(), b.as_ptr().cast::<u8>())
         && size_of_val(a) == size_of_val(b);
@@ -57,38 +66,11 @@ pub(super) fn zip_chunks<A: Sync, B: Sync, O: Send>(
 /// store fence costs nothing, and the tile stays in L2.
 const TILE: usize = 1 << 16;
 
-/// A splat input (one element) as a tile of up to [`TILE`] copies of it for an output of `n`
-/// elements, which the fused passes read as an array (`zip_chunks` repeats it); `None` for a
-/// full input.
-pub(super) fn tiled(x: &Input, n: usize) -> Option<Input<'static>> {
-    if !x.splat || n <= 1 {
-        return None;
-    }
-    let t = n.min(TILE);
-    let data = match &x.array.data {
-        Data::U8(v) => Data::U8(vec![v[0]; t].into()),
-        Data::U16(v) => Data::U16(vec![v[0]; t].into()),
-        Data::U32(v) => Data::U32(vec![v[0]; t].into()),
-        Data::U64(v) => Data::U64(vec![v[0]; t].into()),
-        Data::C64(v) => Data::C64(vec![v[0]; t].into()),
-        Data::C128(v) => Data::C128(vec![v[0]; t].into()),
-    };
-    let array = Array {
-        dtype: x.array.dtype,
-        shape: vec![t],
-        data,
-    };
-    Some(Input {
-        array: std::borrow::Cow::Owned(array),
-        splat: false,
-    })
-}
-
 /// One fused pass for the common case: both operands full arrays whose elements convert to a
 /// float32/float64 lane by `as` (or are the lane type), arithmetic ops, a float32/float64
 /// result. Returns `false` (doing nothing) for anything else, which takes the chunked path.
 pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
-    if x.splat || y.splat || !matches!(c, DType::Float32 | DType::Float64) {
+    if !matches!(c, DType::Float32 | DType::Float64) {
         return false;
     }
     macro_rules! arith {
@@ -203,9 +185,9 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     }
 }
 
-/// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays. A
-/// tile (an input shorter than the output: one value repeated, see [`tiled`]) is read as its
-/// value, so the pass streams one input, not two.
+/// `enc(f(fa(a[i]), fb(b[i])))` into `o`, one pass, in parallel chunks for large arrays. An
+/// input shorter than the output (one element: a broadcast scalar) is read as its value, so
+/// the pass streams one input, not two.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fused_go<
@@ -247,7 +229,7 @@ pub(super) fn fused_go<
 /// `fused_pairs`.)
 pub(super) fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
     let DType::Small(_) = c else { return false };
-    if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c {
+    if x.array.dtype != c || y.array.dtype != c {
         return false;
     }
     let fmt = c.float_format().expect("small float");
@@ -384,9 +366,6 @@ pub(super) fn fused_halves(op: Op, c: DType, x: &Input, y: &Input, out: &mut Dat
     let (Data::U32(o), DType::Float32) = (&mut *out, c) else {
         return false;
     };
-    if x.splat || y.splat {
-        return false;
-    }
     let half = |d: DType| match d.float_format().map(|f| f.name) {
         Some(n) if n == "bfloat16" => Some(true),
         Some(n) if n == "float16" => Some(false),
@@ -464,7 +443,7 @@ pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     let (Data::U8(a), Data::U8(b), Data::U8(o)) = (&x.array.data, &y.array.data, &mut *out) else {
         return false;
     };
-    if x.splat || y.splat || x.array.dtype != c || y.array.dtype != c || !c.is_float() {
+    if x.array.dtype != c || y.array.dtype != c || !c.is_float() {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
@@ -534,7 +513,7 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     let DType::Int { bits, signed } = c else {
         return false;
     };
-    if x.splat || y.splat || bits < 8 || !holds(c, x.array.dtype) || !holds(c, y.array.dtype) {
+    if bits < 8 || !holds(c, x.array.dtype) || !holds(c, y.array.dtype) {
         return false;
     }
     if fused_modular(op, bits, x, y, out) {
