@@ -11,6 +11,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Large arrays on transparent huge pages, as NumPy's are (`typejoin bench`, `run`).
+#[global_allocator]
+static ALLOC: typejoin::kernels::alloc::HugePages = typejoin::kernels::alloc::HugePages;
+
 fn main() -> ExitCode {
     // Die quietly when stdout is a closed pipe (`typejoin table … | head`), like other Unix
     // tools, instead of panicking on the failed write.
