@@ -47,6 +47,8 @@ PAIRS = [
     ("add", "bfloat16", "float16"), ("add", "bfloat16", "bfloat16"),
     ("add", "float8_e4m3fn", "float8_e4m3fn"), ("astype", "float8_e4m3fn", "float32"),
     ("add", "float16", "float16"), ("add", "complex64", "float32"),
+    # A scalar against an array: a Python float and int (weak), a zero-dim bfloat16 array.
+    ("add", "float32", "f*"), ("add", "int8", "i*"), ("add", "bfloat16", "bfloat16@0d"),
 ]
 # Casts beyond issue 5's list (--casts): integer ↔ float, float32 ↔ float64, and float64 →
 # float16 (NumPy's own cast; one correct rounding from 64-bit lanes here).
@@ -73,6 +75,19 @@ def random(name, n, rng, data):
     count = n * (2 if d.itemsize == 16 else 1)
     raw = rng.integers(0, np.iinfo(unit).max, size=count, dtype=unit, endpoint=True)
     return raw.view(d)
+
+
+def second(name, n, rng, data):
+    """The second operand: an array of dtype `name`, or the scalar `typejoin bench --rhs`
+    takes for `name` (`f*` 1.5, `i*` 3, `c*` 1.5-0.5j, `b*` True; `dtype@0d` a zero-dim
+    array of 1.5, or 3 for an integer dtype)."""
+    python = {"f*": 1.5, "i*": 3, "c*": 1.5 - 0.5j, "b*": True}
+    if name in python:
+        return python[name]
+    if name.endswith("@0d"):
+        d = dt(name[:-3])
+        return np.asarray(3 if d.kind in "iub" else 1.5, dtype=d)
+    return random(name, n, rng, data)
 
 
 def copy_bandwidth():
@@ -110,7 +125,7 @@ def _measure(pairs, n, threads, runs, rounds, data, bw, quiet, with_jax):
                "--threads", str(threads), "--runs", str(runs), "--data", data]
         cmd += ["--to", rhs] if op == "astype" else ["--rhs", rhs]
         a = random(lhs, n, rng, data)
-        b = None if op == "astype" else random(rhs, n, rng, data)
+        b = None if op == "astype" else second(rhs, n, rng, data)
         t_ours = t_np = t_jax = float("inf")
         for _ in range(rounds):
             ours = json.loads(subprocess.run(cmd, check=True, capture_output=True,
@@ -125,10 +140,11 @@ def _measure(pairs, n, threads, runs, rounds, data, bw, quiet, with_jax):
                 else:
                     t_np = min(t_np, best(lambda: np.add(a, b, out=out, dtype=dt(out_name),
                                                          casting="unsafe"), runs))
-                    moved = n * (a.itemsize + b.itemsize + out.itemsize)
+                    moved = n * (a.itemsize + out.itemsize) + np.asarray(b).nbytes
             if with_jax and jax is not None and op == "add" and t_jax is not None:
                 try:
-                    ja, jb = jnp.asarray(a), jnp.asarray(b)
+                    # A Python scalar stays one (weak) for the jitted function.
+                    ja, jb = jnp.asarray(a), jnp.asarray(b) if hasattr(b, "dtype") else b
                     f = jax.jit(jnp.add)
                     t_jax = min(t_jax, best(lambda: f(ja, jb).block_until_ready(), runs))
                 except Exception:  # a pair JAX does not promote
