@@ -15,13 +15,13 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
     f: impl Fn(&[A], &[B], &mut [O], Store) + Sync,
 ) {
     let n = out.len();
-    fn tile<T: Copy>(v: &[T], n: usize) -> std::borrow::Cow<'_, [T]> {
+    fn repeated<T: Copy>(v: &[T], n: usize) -> std::borrow::Cow<'_, [T]> {
         match v {
             [x] if n > 1 => std::borrow::Cow::Owned(vec![*x; n.min(TILE)]),
             _ => std::borrow::Cow::Borrowed(v),
         }
     }
-    let (a, b) = (tile(a, n), tile(b, n));
+    let (a, b) = (repeated(a, n), repeated(b, n));
     let (a, b) = (&a[..], &b[..]);
     // The bytes the pass reads: both operands, or one when `astype` passes its input twice.
     let same = std::ptr::eq(a.as_ptr().cast::<u8>(), b.as_ptr().cast::<u8>())
