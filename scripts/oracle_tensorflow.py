@@ -18,9 +18,11 @@ on two, where NumPy behaviour's promote as the policy does.
 
 `where` is `tnp.where` (`tf.where` wants one dtype too).
 
+floor_divide of floats is `floor(a / b)`, the quotient rounded first (the policy's
+`float_floor_divide = "floor-of-quotient"`: 1.0 // 0.1 is 10, NumPy's 9).
+
 Left out, each a documented gap (docs/kernels.md, "TensorFlow"): a bool tensor with a Python int in `tnp`'s bitwise ops (int64, where
-the lattice gives int32); floor_divide with a float
-result (TensorFlow floors the rounded quotient: 1.0 // 0.1 is 10, NumPy's 9); complex
+the lattice gives int32); complex
 true_divide (Eigen's quotient differs from Smith's in the last place); maximum/minimum on a
 tie of zeros (TensorFlow returns the first operand, NumPy the second); Python bool scalars (TensorFlow refuses
 `int8 + True`) and bool tensors with a Python float (`bool * 2.5` is bool); negative and
@@ -148,7 +150,7 @@ def plain(x):
 
 
 EXACT = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-         "true_divide": np.true_divide}
+         "true_divide": np.true_divide, "floor_divide": np.true_divide}  # its quotient
 
 
 def flushed(op, args, r):
@@ -180,9 +182,8 @@ def emit(op, args, call, **extra):
         r = call()
     except (tf.errors.OpError, TypeError, OverflowError, ValueError, SystemError) as e:
         r = e
-    if not isinstance(r, Exception) and (flushed(op, args, r) or zero_first(op, args, r) or (
-            op == "floor_divide" and (r.dtype.is_floating or r.dtype.is_complex))):
-        return  # floor_divide of floats: TensorFlow floors the rounded quotient
+    if not isinstance(r, Exception) and (flushed(op, args, r) or zero_first(op, args, r)):
+        return
     cid = len(cases)
     cases.append({"id": cid, "op": op, "args": [arg_json(a) for a in args]} | extra)
     if isinstance(r, Exception):
@@ -297,12 +298,17 @@ def main():
             m1 = tensor(x, [-1, -1], (2,))
             emit("floor_divide", [lo, m1], lambda: tf.math.floordiv(lo, m1))
             emit("remainder", [lo, m1], lambda: tf.math.floormod(lo, m1))
-    # float remainder and floor_divide signs
+    # float remainder and floor_divide signs; floor_divide's rounded quotient (1.0 // 0.1)
     for y in FLOATS:
         a = tensor(y, [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.0, -0.0, -1.0, 1.0], (10,))
         b = tensor(y, [-math.inf, math.inf, 1.0, 1.0, -3.0, 3.0, -2.0, 2.0, math.inf, -math.inf],
                    (10,))
         emit("remainder", [a, b], lambda: tf.math.floormod(a, b))
+        emit("floor_divide", [a, b], lambda: tf.math.floordiv(a, b))
+        c = tensor(y, [1.0, -1.0, 2.0, 7.0, 0.3, 1.0, -5.0, 1e4], (8,))
+        d = tensor(y, [0.1, 0.1, 0.2, 0.7, 0.1, 0.0, 0.0, 0.3], (8,))
+        emit("floor_divide", [c, d], lambda: tf.math.floordiv(c, d))
+        emit("floor_divide", [c, 0.1], lambda: tf.math.floordiv(c, 0.1))
     # true_divide of integers: float32 up to 16 bits, float64 from 32
     for x in INTS:
         for y in INTS:

@@ -186,6 +186,19 @@ pub struct Semantics {
     pub complex_negative: ComplexNegative,
     pub complex_add: ComplexAdd,
     pub clip_bounds: ClipBounds,
+    pub float_floor_divide: FloatFloorDivide,
+}
+
+/// What `floor_divide` computes in a float dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FloatFloorDivide {
+    /// The floor of the exact quotient, by NumPy's `npy_divmod` (Python's `//`; NumPy, JAX,
+    /// PyTorch): `1.0 // 0.1` is 9.0, 0.1 being a little above one tenth.
+    #[default]
+    Divmod,
+    /// The floor of the quotient rounded to the dtype, `floor(a / b)` (TensorFlow's
+    /// `floordiv`): `1.0 // 0.1` is 10.0, the quotient 9.99… having rounded to 10.
+    FloorOfQuotient,
 }
 
 /// What `clip` does with a Python-number bound past the result dtype's finite range.
@@ -275,7 +288,7 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 7] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 8] = [
         ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         (
@@ -286,6 +299,7 @@ impl Semantics {
         ("complex_negative", &["flip", "zero-minus"]),
         ("complex_add", &["parts", "alpha"]),
         ("clip_bounds", &["round", "checked"]),
+        ("float_floor_divide", &["divmod", "floor-of-quotient"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -319,6 +333,10 @@ impl Semantics {
             ("complex_add", "alpha") => self.complex_add = ComplexAdd::Alpha,
             ("clip_bounds", "round") => self.clip_bounds = ClipBounds::Round,
             ("clip_bounds", "checked") => self.clip_bounds = ClipBounds::Checked,
+            ("float_floor_divide", "divmod") => self.float_floor_divide = FloatFloorDivide::Divmod,
+            ("float_floor_divide", "floor-of-quotient") => {
+                self.float_floor_divide = FloatFloorDivide::FloorOfQuotient
+            }
             _ => return false,
         }
         true
@@ -327,14 +345,15 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
             self.remainder_zero_sign,
             self.complex_negative,
             self.complex_add,
-            self.clip_bounds
+            self.clip_bounds,
+            self.float_floor_divide
         )
     }
 }

@@ -26,8 +26,8 @@ fn shipped() -> Vec<String> {
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
-        ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision,
-        Semantics, ZeroSign,
+        ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
+        ScalarPrecision, Semantics, ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -40,6 +40,7 @@ fn kernel_conventions_are_generated() {
             complex_negative: ComplexNegative::ZeroMinus,
             complex_add: ComplexAdd::Alpha,
             clip_bounds: ClipBounds::Checked,
+            float_floor_divide: FloatFloorDivide::Divmod,
         }
     );
     assert_eq!(

@@ -24,7 +24,8 @@ use crate::kernels::stream::{Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
-    ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, PythonInt, ScalarPrecision, ZeroSign,
+    ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
+    ScalarPrecision, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 

@@ -466,7 +466,8 @@ pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpE
 
 /// Runs a planned op into `out` with the policy's conventions: a scalar second operand of a
 /// 16-bit float op at float32 precision (`ScalarPrecision::Float32`), the sign of a zero
-/// float remainder (`ZeroSign::Dividend`).
+/// float remainder (`ZeroSign::Dividend`), float floor division as the floor of the rounded
+/// quotient (`FloatFloorDivide::FloorOfQuotient`).
 pub(super) fn compute_binary(
     policy: &Generated,
     op: Op,
@@ -475,6 +476,21 @@ pub(super) fn compute_binary(
     (b, y): (&Arg, &Input),
     out: &mut Array,
 ) {
+    // The float dtypes every library computes in (the conventions below are theirs).
+    let common_float = matches!(
+        compute.name(),
+        "float16" | "bfloat16" | "float32" | "float64"
+    );
+    // `floor(a / b)`: the quotient as true_divide rounds it, then its floor in place (exact).
+    let floor_of_quotient = op == Op::FloorDivide
+        && common_float
+        && out.dtype == compute
+        && policy.semantics.float_floor_divide == FloatFloorDivide::FloorOfQuotient;
+    let op = if floor_of_quotient {
+        Op::TrueDivide
+    } else {
+        op
+    };
     // `2.5 * t` is `t * 2.5` to Python: a Python scalar first multiplies as a second one.
     let swapped = op == Op::Multiply && matches!(a, Arg::Scalar(_));
     let scalar = if swapped {
@@ -499,12 +515,33 @@ pub(super) fn compute_binary(
     }
     if op == Op::Remainder
         && policy.semantics.remainder_zero_sign == ZeroSign::Dividend
-        && matches!(
-            compute.name(),
-            "float16" | "bfloat16" | "float32" | "float64"
-        )
+        && common_float
     {
         zero_takes_dividends_sign(a, x, compute, out);
+    }
+    if floor_of_quotient {
+        floor_in_place(compute, &mut out.data);
+    }
+}
+
+/// Every element of a float16, bfloat16, float32 or float64 array replaced by its floor, which
+/// is a value of the same format (no rounding); NaN and ±inf stay.
+fn floor_in_place(d: DType, data: &mut Data) {
+    use crate::kernels::cast::{f16_to_f32, f32_to_f16};
+    match data {
+        Data::U64(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f64::from_bits(*b).floor().to_bits()),
+        Data::U32(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f32::from_bits(*b).floor().to_bits()),
+        Data::U16(v) if d.name() == "bfloat16" => v
+            .iter_mut()
+            .for_each(|b| *b = (f32::from_bits((*b as u32) << 16).floor().to_bits() >> 16) as u16),
+        Data::U16(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f32_to_f16(f32::from_bits(f16_to_f32(*b)).floor().to_bits())),
+        _ => unreachable!("the storage of float16, bfloat16, float32 or float64"),
     }
 }
 
