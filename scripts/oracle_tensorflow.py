@@ -19,15 +19,15 @@ on two, where NumPy behaviour's promote as the policy does.
 `where` is `tnp.where` (`tf.where` wants one dtype too).
 
 floor_divide of floats is `floor(a / b)`, the quotient rounded first (the policy's
-`float_floor_divide = "floor-of-quotient"`: 1.0 // 0.1 is 10, NumPy's 9).
+`float_floor_divide = "floor-of-quotient"`: 1.0 // 0.1 is 10, NumPy's 9). `negative`,
+`absolute` and `power` have no kernel for unsigned integers (the policy's `kinds =
+["signed", ...]`).
 
 Left out, each a documented gap (docs/kernels.md, "TensorFlow"): a bool tensor with a Python int in `tnp`'s bitwise ops (int64, where
 the lattice gives int32); complex
 true_divide (Eigen's quotient differs from Smith's in the last place); maximum/minimum on a
 tie of zeros (TensorFlow returns the first operand, NumPy the second); Python bool scalars (TensorFlow refuses
-`int8 + True`) and bool tensors with a Python float (`bool * 2.5` is bool); negative and
-absolute of unsigned integers (TensorFlow has no kernel; the op catalogue's kinds do not
-split signed from unsigned); subnormal inputs and results (TensorFlow's CPU kernels flush them
+`int8 + True`) and bool tensors with a Python float (`bool * 2.5` is bool); subnormal inputs and results (TensorFlow's CPU kernels flush them
 to zero, typejoin computes IEEE values); float -> integer casts out of range, and float64 ->
 bfloat16/float16 casts, which TensorFlow rounds twice (through float32); `clip` with a lower
 bound above the upper (TensorFlow applies the upper first); power on floats except
@@ -316,16 +316,18 @@ def main():
             emit("true_divide", [a, b], lambda: tf.math.truediv(a, b))
         a = tensor(x, pick(x, n), (n,))
         emit("true_divide", [a, 3], lambda: tf.math.truediv(a, 3))
-    # power on small integer values (exact results) and the negative-exponent error
-    for x in SINTS + FLOATS:
-        a = tensor(x, [rng.randint(-4, 4) for _ in range(n)], (n,))
+    # power on small integer values (exact results) and the negative-exponent error; of
+    # unsigned integers it has no kernel (InvalidArgumentError: `unsupported`)
+    for x in SINTS + FLOATS + UINTS:
+        low = 0 if x in UINTS else -4
+        a = tensor(x, [rng.randint(low, 4) for _ in range(n)], (n,))
         b = tensor(x, [rng.randint(0, 4) for _ in range(n)], (n,))
         emit("power", [a, b], lambda: tf.pow(a, b))
         emit("power", [a, 2], lambda: tf.pow(a, 2))
     neg = tensor("int8", [2, 3], (2,))
     emit("power", [neg, -1], lambda: tf.pow(neg, -1))
-    # unary ops (not on unsigned integers: TensorFlow has no kernel for them)
-    for x in ["bool"] + SINTS + FLOATS + COMPLEX:
+    # unary ops (of unsigned integers TensorFlow has no kernel: `unsupported`)
+    for x in ["bool"] + INTS + FLOATS + COMPLEX:
         a = tensor(x, pick(x, 16), (16,))
         emit("negative", [a], lambda: tf.negative(a))
         emit("absolute", [a], lambda: tf.abs(a))

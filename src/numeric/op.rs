@@ -46,8 +46,10 @@ pub enum Rule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kinds {
     pub bool: bool,
-    /// Signed and unsigned integers.
-    pub integer: bool,
+    /// Signed integers.
+    pub signed: bool,
+    /// Unsigned integers (TensorFlow has no `negative`, `absolute` or `power` of them).
+    pub unsigned: bool,
     /// Real floats, small formats included.
     pub float: bool,
     pub complex: bool,
@@ -57,7 +59,8 @@ impl Kinds {
     const fn of(bool: bool, integer: bool, float: bool, complex: bool) -> Kinds {
         Kinds {
             bool,
-            integer,
+            signed: integer,
+            unsigned: integer,
             float,
             complex,
         }
@@ -68,18 +71,22 @@ impl Kinds {
     pub fn accepts(self, kind: Kind) -> bool {
         match kind {
             Kind::Bool => self.bool,
-            Kind::Signed | Kind::Unsigned => self.integer,
+            Kind::Signed => self.signed,
+            Kind::Unsigned => self.unsigned,
             Kind::Float | Kind::SmallFloat => self.float,
             Kind::Complex => self.complex,
             Kind::Weak | Kind::Opaque | Kind::Other => false,
         }
     }
 
-    /// `bool, integer, float, complex`, the accepted ones.
+    /// `bool, integer, float, complex`, the accepted ones (`signed integer` or `unsigned
+    /// integer` where only one of them is).
     pub fn describe(self) -> String {
         [
             (self.bool, "bool"),
-            (self.integer, "integer"),
+            (self.signed && self.unsigned, "integer"),
+            (self.signed && !self.unsigned, "signed integer"),
+            (self.unsigned && !self.signed, "unsigned integer"),
             (self.float, "float"),
             (self.complex, "complex"),
         ]
@@ -359,14 +366,16 @@ impl Semantics {
 }
 
 impl Kinds {
-    /// The kinds of their names (`bool`, `integer`, `float`, `complex`); `Err` with the first
-    /// unknown name.
+    /// The kinds of their names (`bool`, `integer` (both of `signed` and `unsigned`), `float`,
+    /// `complex`); `Err` with the first unknown name.
     pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Kinds, &'a str> {
         let mut k = Kinds::of(false, false, false, false);
         for n in names {
             match n {
                 "bool" => k.bool = true,
-                "integer" => k.integer = true,
+                "integer" => (k.signed, k.unsigned) = (true, true),
+                "signed" => k.signed = true,
+                "unsigned" => k.unsigned = true,
                 "float" => k.float = true,
                 "complex" => k.complex = true,
                 other => return Err(other),
@@ -376,13 +385,14 @@ impl Kinds {
     }
 
     /// The names [`Kinds::parse`] reads.
-    pub const NAMES: [&'static str; 4] = ["bool", "integer", "float", "complex"];
+    pub const NAMES: [&'static str; 6] =
+        ["bool", "integer", "signed", "unsigned", "float", "complex"];
 
     /// The Rust expression of these kinds (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Kinds {{ bool: {}, integer: {}, float: {}, complex: {} }}",
-            self.bool, self.integer, self.float, self.complex
+            "op::Kinds {{ bool: {}, signed: {}, unsigned: {}, float: {}, complex: {} }}",
+            self.bool, self.signed, self.unsigned, self.float, self.complex
         )
     }
 }
