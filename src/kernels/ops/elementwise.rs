@@ -375,23 +375,7 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 /// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
 pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
     let d = a.dtype;
-    let kinds = policy.kinds(op.name()).unwrap_or(op.info().kinds);
-    if !kinds.accepts(d.kind()) {
-        return err(
-            ErrorKind::Unsupported,
-            match (op, d) {
-                (UnaryOp::Negative, DType::Bool) => {
-                    "negative is not defined for bool (NumPy: use logical_not)".to_string()
-                }
-                _ => format!(
-                    "{} is not defined for {}; it takes {}",
-                    op.name(),
-                    d.name(),
-                    kinds.describe()
-                ),
-            },
-        );
-    }
+    accepts(policy, op.name(), d)?;
     let out_dtype = match (op, d) {
         (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
         (UnaryOp::Absolute, DType::Complex128) => DType::Float64,

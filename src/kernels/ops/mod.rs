@@ -164,10 +164,6 @@ impl Op {
             Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
         )
     }
-
-    fn is_bitwise(self) -> bool {
-        matches!(self, Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor)
-    }
 }
 
 /// A Python scalar operand (weak in the policy).

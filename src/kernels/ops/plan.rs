@@ -344,47 +344,46 @@ pub(super) fn prepare<'a>(
     })
 }
 
-/// Why `op` is not defined on computation dtype `c`, if it is not: the catalogue's accepted
-/// kinds (`numeric::op`) decide, the message says what to do instead.
-pub(super) fn unsupported(policy: &Generated, op: Op, c: DType) -> Option<String> {
-    let kinds = policy.kinds(op.name()).unwrap_or(op.info().kinds);
+/// `Err(unsupported)` unless op `name` is defined on computation dtype `c` in `policy` (its
+/// `[ops.X] kinds`, else the catalogue's: `numeric::op`); the message says what to do instead.
+/// Every op's kernel asks here, binary, unary and n-ary alike.
+pub(super) fn accepts(policy: &Generated, name: &str, c: DType) -> Result<(), OpError> {
+    let info = crate::numeric::op::info(name).expect("an op of the catalogue");
+    let kinds = policy.kinds(name).unwrap_or(info.kinds);
     if kinds.accepts(c.kind()) {
-        return None;
+        return Ok(());
     }
-    let name = c.name();
-    Some(match (op, c) {
-        _ if kinds != op.info().kinds => format!(
-            "{} is not defined for {name} in the {} policy's library; it takes {}",
-            op.name(),
+    let d = c.name();
+    let why = match (name, c) {
+        _ if kinds != info.kinds => format!(
+            "{name} is not defined for {d} in the {} policy's library; it takes {}",
             policy.name,
             kinds.describe()
         ),
-        (o, _) if o.is_bitwise() => format!(
-            "{} is not defined for {name}; bitwise ops take integers and bool",
-            o.name()
-        ),
-        (Op::Subtract, DType::Bool) => {
+        ("bitwise_and" | "bitwise_or" | "bitwise_xor", _) => {
+            format!("{name} is not defined for {d}; bitwise ops take integers and bool")
+        }
+        ("subtract", DType::Bool) => {
             "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
         }
-        (Op::FloorDivide | Op::Remainder | Op::Power, DType::Bool) => format!(
-            "{} is not defined for bool; cast to an integer dtype first",
-            op.name()
+        ("negative", DType::Bool) => {
+            "negative is not defined for bool (NumPy: use logical_not)".into()
+        }
+        ("floor_divide" | "remainder" | "power", DType::Bool) => {
+            format!("{name} is not defined for bool; cast to an integer dtype first")
+        }
+        ("true_divide", DType::Bool | DType::Int { .. }) => format!(
+            "true_divide of {d} needs a float result and the policy has no [ops.true_divide] rule"
         ),
-        (Op::TrueDivide, DType::Bool | DType::Int { .. }) => format!(
-            "true_divide of {name} needs a float result and the policy has no [ops.true_divide] rule"
-        ),
-        (Op::FloorDivide | Op::Remainder | Op::Power, DType::Complex64 | DType::Complex128) => {
-            format!(
-                "{} is not implemented for {name} in the reference kernels",
-                op.name()
-            )
+        ("floor_divide" | "remainder" | "power", DType::Complex64 | DType::Complex128) => {
+            format!("{name} is not implemented for {d} in the reference kernels")
         }
         _ => format!(
-            "{} is not defined for {name}; it takes {}",
-            op.name(),
+            "{name} is not defined for {d}; it takes {}",
             kinds.describe()
         ),
-    })
+    };
+    err(ErrorKind::Unsupported, why)
 }
 
 /// The result dtype, shape and prepared operands of `op(a, b)`.
@@ -403,9 +402,7 @@ pub(super) fn plan<'a>(
         policy.result_type(oa, ob)
     }
     .map_err(promotion)?;
-    if let Some(why) = unsupported(policy, op, compute) {
-        return err(ErrorKind::Unsupported, why);
-    }
+    accepts(policy, op.name(), compute)?;
     let shape = broadcast(a.shape(), b.shape())?;
     let mut conv = Conversion::of(policy, compute);
     if op == Op::TrueDivide {
@@ -620,23 +617,6 @@ pub(super) fn check_out(out: &Array, dtype: DType, shape: &[usize]) -> Result<()
             out.dtype.name(),
             out.shape,
             dtype.name()
-        ),
-    )
-}
-
-/// `Err(unsupported)` unless the n-ary op `name` accepts computation dtype `compute` in
-/// `policy` (its `[ops.X] kinds`, else the catalogue's).
-pub(super) fn accepts(policy: &Generated, name: &str, compute: DType) -> Result<(), OpError> {
-    let kinds = policy.kinds(name).expect("an op of the catalogue");
-    if kinds.accepts(compute.kind()) {
-        return Ok(());
-    }
-    err(
-        ErrorKind::Unsupported,
-        format!(
-            "{name} is not defined for {}; it takes {}",
-            compute.name(),
-            kinds.describe()
         ),
     )
 }
