@@ -5,7 +5,7 @@
 //! Where the kernel gives huge pages only on request (`/sys/kernel/mm/transparent_hugepage/
 //! enabled` = `madvise`, the common default), an array of a few megabytes otherwise lives on
 //! 4 KiB pages and a pass over it misses the TLB on most of them: on this project's machine
-//! uint8 + int8 at 1e7 elements, in cache, ran 10 % slower than NumPy's over hugepage-advised
+//! int8 + int8 at 1e7 elements, in cache, ran 10 % slower than NumPy's over hugepage-advised
 //! arrays. The `typejoin` binary installs [`HugePages`] as its global allocator; a program
 //! using the kernels as a library can do the same:
 //!
