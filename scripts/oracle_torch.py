@@ -6,13 +6,13 @@ Every op of the runner, every pairing of operand categories PyTorch distinguishe
 tensor, zero-dim tensor, Python scalar), edge values (NaN, ±inf, −0.0, subnormals, integer
 min/max, overflowing Python ints, division by zero). The op is called as a PyTorch user calls
 it: `torch.add(a, b)` etc. for tensors and a Python scalar second; a Python scalar first goes
-through the Python operator (`2.5 - t` is `rsub`, `2.5 * t` is `t * 2.5`). Answers are torch's
+through the Python operator (`2.5 - t` is `rsub`, `2.5 * t` is `t * 2.5`, `2.5 / t` is
+`t.reciprocal() * 2.5`). Answers are torch's
 dtype, shape and bits, or the error kind its exception maps to.
 
 Left out, each a documented gap of the reference kernels (docs/kernels.md, "PyTorch"):
-complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar); a
-Python scalar divided by a tensor (`s / t` is `t.reciprocal() * s` in PyTorch); subtract with a
-bool operand whose result is not bool (PyTorch refuses it by operand, not by result); float →
+complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar);
+subtract with a bool operand whose result is not bool (PyTorch refuses it by operand, not by result); float →
 integer casts of NaN, ±inf and values out of range (undefined in C; PyTorch's answer depends on
 the vector path); power and sums only on values whose results are exact (PyTorch's powf and
 pairwise float sums round differently, typejoin rounds the exact value once), and integer
@@ -21,8 +21,10 @@ complex multiply/divide on exactly representable parts; float64 remainder by a s
 (SLEEF's vectorised fmod answers NaN for some); float16/bfloat16 floor_divide of two
 tensors (PyTorch's vector loop rounds every step to 16 bits: bfloat16 65536 // 86 is 764, 760
 for a one-element tensor and correctly rounded); maximum/minimum with a zero-dim first
-operand (PyTorch returns it on ±0 ties). NaN results are written as the positive quiet NaN of their dtype
-(typejoin's canonical NaN; PyTorch on x86 often gives the negative one).
+operand (PyTorch returns it on ±0 ties); clamp with a zero operand and a zero bound (which
+zero it keeps depends on the element's place in the vector loop). NaN results are written as
+the positive quiet NaN of their dtype (typejoin's canonical NaN; PyTorch on x86 often gives
+the negative one).
 
 Run from the repository root with torch installed: python3 scripts/oracle_torch.py
 """
@@ -147,7 +149,7 @@ BINARY = {
     "add": (torch.add, lambda a, b: a + b),
     "subtract": (torch.sub, lambda a, b: a - b),
     "multiply": (torch.mul, lambda a, b: a * b),
-    "true_divide": (torch.true_divide, None),
+    "true_divide": (torch.true_divide, lambda a, b: a / b),
     "floor_divide": (torch.floor_divide, lambda a, b: a // b),
     "remainder": (torch.remainder, lambda a, b: a % b),
     "maximum": (torch.maximum, None),
@@ -204,13 +206,26 @@ def skipped(op, a, b):
     return False
 
 
+def zero_tie(a, lo, hi):
+    """Whether `clamp(a, lo, hi)` meets a zero of `a` with a zero bound: which zero PyTorch
+    returns depends on the element's place (vector loop or tail: 12 float64 elements give the
+    bound's zero for 8 and `a`'s for 4)."""
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
+        return False
+    zero = a == 0
+    for bound in (lo, hi):
+        if bool((zero & (torch.as_tensor(bound) == 0)).any()):
+            return True
+    return False
+
+
 def binary_case(op, a, b):
     fn, operator = BINARY[op]
     if skipped(op, a, b):
         return
     if not isinstance(a, torch.Tensor):
         if operator is None:
-            return  # torch.maximum(2.5, t) is a TypeError; `s / t` is reciprocal × s
+            return  # torch.maximum(2.5, t) is a TypeError
         emit(op, [a, b], lambda: operator(a, b))
     elif not isinstance(b, torch.Tensor) and op in ("maximum", "minimum"):
         return
@@ -277,6 +292,17 @@ def main():
                     sz = tensor(z, [int(s) if z == "int64" else s], ())
                     emit(op, [a, sz], lambda: BINARY[op][0](a, sz))
                     emit(op, [sz, a], lambda: BINARY[op][0](sz, a))
+    # a Python scalar over a tensor: `s / t` is `t.reciprocal() * s` (two roundings), with the
+    # product's dtype and errors (`2**63 / bool` is float32)
+    for x in ["bool"] + INTS + FLOATS:
+        for shape in [(n,), ()]:
+            for kind in ["bool", "int", "float"]:
+                for s in SCALARS[kind]:
+                    t = tensor(x, pick(x, n if shape else 1), shape)
+                    emit("true_divide", [s, t], lambda: s / t)
+    for x in ["float32", "float64"]:
+        t = tensor(x, [7.0, 3.0, 10.0, 0.1, -49.0, 1e-300 if x == "float64" else 1e-38], (6,))
+        emit("true_divide", [3.0, t], lambda: 3.0 / t)
     # float remainder signs
     for y in FLOATS:
         a = tensor(y, [0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 0.0, -0.0], (8,))
@@ -317,6 +343,8 @@ def main():
                 lo, hi = tensor(y, pick(y, 1), ()), tensor(y, pick(y, 1), ())
             else:
                 lo, hi = rng.choice([(0, 100), (-1.5, 2.5), (-3, 0.5)])
+            if zero_tie(a, lo, hi):
+                continue  # ±0 ties: PyTorch's vector loop and its tail keep different zeros
             emit("clip", [a, lo, hi], lambda: torch.clamp(a, lo, hi))
     # where: the result dtype of the two values, categories included
     for x in ALL:

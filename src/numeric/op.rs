@@ -194,6 +194,19 @@ pub struct Semantics {
     pub complex_add: ComplexAdd,
     pub clip_bounds: ClipBounds,
     pub float_floor_divide: FloatFloorDivide,
+    pub scalar_over_array: ScalarOverArray,
+}
+
+/// What `true_divide` computes when a Python number is divided by an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScalarOverArray {
+    /// The quotient, rounded once (NumPy, JAX, TensorFlow).
+    #[default]
+    Divide,
+    /// The array's reciprocal times the number, `t.reciprocal() * s`, as PyTorch's `s / t`
+    /// computes it (two roundings: `3.0 / float32 7.0` is 0.42857146, the quotient
+    /// 0.42857143).
+    ReciprocalTimes,
 }
 
 /// What `floor_divide` computes in a float dtype.
@@ -295,7 +308,7 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 8] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 9] = [
         ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         (
@@ -307,6 +320,7 @@ impl Semantics {
         ("complex_add", &["parts", "alpha"]),
         ("clip_bounds", &["round", "checked"]),
         ("float_floor_divide", &["divmod", "floor-of-quotient"]),
+        ("scalar_over_array", &["divide", "reciprocal-times"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -344,6 +358,10 @@ impl Semantics {
             ("float_floor_divide", "floor-of-quotient") => {
                 self.float_floor_divide = FloatFloorDivide::FloorOfQuotient
             }
+            ("scalar_over_array", "divide") => self.scalar_over_array = ScalarOverArray::Divide,
+            ("scalar_over_array", "reciprocal-times") => {
+                self.scalar_over_array = ScalarOverArray::ReciprocalTimes
+            }
             _ => return false,
         }
         true
@@ -352,7 +370,7 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
@@ -360,7 +378,8 @@ impl Semantics {
             self.complex_negative,
             self.complex_add,
             self.clip_bounds,
-            self.float_floor_divide
+            self.float_floor_divide,
+            self.scalar_over_array
         )
     }
 }

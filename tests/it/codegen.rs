@@ -27,7 +27,7 @@ fn shipped() -> Vec<String> {
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
         ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
-        ScalarPrecision, Semantics, ZeroSign,
+        ScalarOverArray, ScalarPrecision, Semantics, ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -41,6 +41,7 @@ fn kernel_conventions_are_generated() {
             complex_add: ComplexAdd::Alpha,
             clip_bounds: ClipBounds::Checked,
             float_floor_divide: FloatFloorDivide::Divmod,
+            scalar_over_array: ScalarOverArray::ReciprocalTimes,
         }
     );
     assert_eq!(

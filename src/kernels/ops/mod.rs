@@ -25,7 +25,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
     ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
-    ScalarPrecision, ZeroSign,
+    ScalarOverArray, ScalarPrecision, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 
@@ -323,6 +323,10 @@ pub fn apply_with(
                 args.len()
             )));
         };
+        if let Some(args) = rewrite(policy, o, a, b)? {
+            return apply_with(policy, Op::Multiply.name(), &args, options, alloc)
+                .map_err(as_rewritten(policy));
+        }
         let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
         let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
         compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
@@ -439,6 +443,56 @@ mod tests {
         assert_eq!(
             sum(jax(), &inf, None).unwrap().bits(),
             vec![[F32_NAN as u64, 0]]
+        );
+    }
+
+    /// PyTorch's `s / t` is `t.reciprocal() * s`: two roundings, and the product's dtype and
+    /// errors, through each entry point (`binary`, `binary_into`, `apply`); NumPy's (the jax
+    /// policy's) is the quotient.
+    #[test]
+    fn a_python_number_over_an_array_is_the_reciprocal_times_it_for_torch() {
+        let torch = crate::kernels::policy("torch").unwrap();
+        let (three, seven) = (Arg::Scalar(Scalar::Float(3.0)), Arg::Array(f32s(&[7.0])));
+        let quotient = binary(jax(), Op::TrueDivide, &three, &seven).unwrap();
+        assert_eq!(quotient.bits(), vec![[0x3edb_6db7, 0]]); // 0.42857143
+        let product = binary(torch, Op::TrueDivide, &three, &seven).unwrap();
+        assert_eq!(product.bits(), vec![[0x3edb_6db8, 0]]); // 0.42857146
+        let mut out = Array::zeroed(DType::Float32, vec![1]);
+        binary_into(torch, Op::TrueDivide, &three, &seven, &mut out).unwrap();
+        assert_eq!(out, product);
+        let args = [three.clone(), seven.clone()];
+        let applied = apply(torch, "true_divide", &args, Options::default()).unwrap();
+        assert_eq!(applied, product);
+        // The array first divides.
+        let seven_over = binary(torch, Op::TrueDivide, &seven, &three).unwrap();
+        assert_eq!(
+            seven_over.bits(),
+            vec![[(7.0f32 / 3.0).to_bits() as u64, 0]]
+        );
+        // 2**63 / bool: the reciprocal is float32, so the product is; the quotient would pair
+        // bool with uint64, which PyTorch does not promote.
+        let bools = Array::from_bits(DType::Bool, vec![2], &[[1, 0], [0, 0]]).unwrap();
+        let big = Arg::Scalar(Scalar::Int(1 << 63));
+        let r = binary(torch, Op::TrueDivide, &big, &Arg::Array(bools)).unwrap();
+        assert_eq!(r.dtype, DType::Float32);
+        assert_eq!(
+            r.bits(),
+            vec![
+                [2f32.powi(63).to_bits() as u64, 0],
+                [f32::INFINITY.to_bits() as u64, 0]
+            ]
+        );
+        // An error of the product says what was computed.
+        let int8 = Array::from_bits(DType::named("int8").unwrap(), vec![1], &[[1, 0]]).unwrap();
+        let huge = Arg::Scalar(Scalar::Int(1 << 64));
+        let e = binary(torch, Op::TrueDivide, &huge, &Arg::Array(int8)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Overflow);
+        assert!(
+            e.message.starts_with(
+                "the torch policy's library computes `s / t` as `t.reciprocal() * s`: "
+            ),
+            "{}",
+            e.message
         );
     }
 

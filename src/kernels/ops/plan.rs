@@ -453,8 +453,45 @@ pub(super) fn plan<'a>(
 
 pub(super) type Prepared<'a> = (DType, Vec<usize>, Input<'a>, Input<'a>, DType);
 
+/// `true_divide(s, t)` of a Python number and an array as the policy's library computes it:
+/// under `ScalarOverArray::ReciprocalTimes` (PyTorch's `s / t`) the operands of
+/// `multiply(1 / t, s)`, the reciprocal computed here; `None` where the op is as written. The
+/// product's dtype and errors are then the op's: `2**63 / bool` is float32, where the quotient
+/// would have no dtype (bool with uint64).
+pub(super) fn rewrite(
+    policy: &Generated,
+    op: Op,
+    a: &Arg,
+    b: &Arg,
+) -> Result<Option<[Arg; 2]>, OpError> {
+    let (Op::TrueDivide, Arg::Scalar(s), Arg::Array(_), ScalarOverArray::ReciprocalTimes) =
+        (op, a, b, policy.semantics.scalar_over_array)
+    else {
+        return Ok(None);
+    };
+    let one = Arg::Scalar(Scalar::Int(1));
+    let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b)?;
+    let mut r = Array::zeroed(to, shape);
+    compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r);
+    Ok(Some([Arg::Array(r), Arg::Scalar(*s)]))
+}
+
+/// An error of a rewritten op (see [`rewrite`]) that says what was computed.
+pub(super) fn as_rewritten(policy: &Generated) -> impl Fn(OpError) -> OpError + '_ {
+    move |e| OpError {
+        kind: e.kind,
+        message: format!(
+            "the {} policy's library computes `s / t` as `t.reciprocal() * s`: {}",
+            policy.name, e.message
+        ),
+    }
+}
+
 /// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
 pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    if let Some([r, s]) = rewrite(policy, op, a, b)? {
+        return binary(policy, Op::Multiply, &r, &s).map_err(as_rewritten(policy));
+    }
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
     let mut out = Array::zeroed(out_dtype, shape);
     compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
@@ -599,6 +636,9 @@ pub fn binary_into(
     b: &Arg,
     out: &mut Array,
 ) -> Result<(), OpError> {
+    if let Some([r, s]) = rewrite(policy, op, a, b)? {
+        return binary_into(policy, Op::Multiply, &r, &s, out).map_err(as_rewritten(policy));
+    }
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
     check_out(out, out_dtype, &shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), out);
