@@ -29,8 +29,7 @@ true_divide (Eigen's quotient differs from Smith's in the last place); maximum/m
 tie of zeros (TensorFlow returns the first operand, NumPy the second); Python bool scalars (TensorFlow refuses
 `int8 + True`) and bool tensors with a Python float (`bool * 2.5` is bool); subnormal inputs and results (TensorFlow's CPU kernels flush them
 to zero, typejoin computes IEEE values); float -> integer casts out of range, and float64 ->
-bfloat16/float16 casts, which TensorFlow rounds twice (through float32); `clip` with a lower
-bound above the upper (TensorFlow applies the upper first); power on floats except
+bfloat16/float16 casts, which TensorFlow rounds twice (through float32); power on floats except
 integer-valued results, and sums of floats except integer values (exact in any order).
 NaN results are written as the positive quiet NaN of their dtype (typejoin's canonical NaN).
 
@@ -134,8 +133,8 @@ def error_kind(e):
         return "overflow"
     if "division by zero" in m:
         return "zero-division"
-    if "negative integer powers" in m:
-        return "input"
+    if "negative integer powers" in m or "are incompatible" in m:
+        return "input"  # the second: clip_by_value's bounds broadcast `t` to another shape
     return "unsupported"
 
 
@@ -402,6 +401,37 @@ def main():
             else:
                 t = tensor(x, vals, (n,))
             emit("astype", [t], lambda: tf.cast(t, T[y]), dtype=y)
+    # clip with crossed bounds (a lower above the upper): `clip_by_value` is
+    # `maximum(minimum(x, hi), lo)`, so the lower wins (NumPy's order gives the upper), each
+    # step promoting its own pair (`clip(uint32, 0.5, -3)`: -3 wraps into uint32 with x)
+    for x in INTS + FLOATS:
+        for kind in ["tensor", "zero-dim", "scalar"]:
+            a = tensor(x, pick(x, n), (n,))
+            if kind == "scalar":
+                lo, hi = rng.choice([(100, 0), (2.5, -1.5), (0.5, -3), (7, 7)])
+            else:
+                shape = (n,) if kind == "tensor" else ()
+                m = n if kind == "tensor" else 1
+                p, q = pick(x, m), pick(x, m)
+                if any(isinstance(v, float) and math.isnan(v) for v in p + q):
+                    continue  # a NaN bound: every element NaN either way, covered above
+                p, q = [max(u, v) for u, v in zip(p, q)], [min(u, v) for u, v in zip(p, q)]
+                lo, hi = tensor(x, p, shape), tensor(x, q, shape)
+            with np.errstate(all="ignore"):
+                zero = [np.asarray(plain(v) == 0) for v in (a, lo, hi)]
+            a0, lo0, hi0 = (bool(z.any()) for z in zero)
+            if x in FLOATS and (a0 and (lo0 or hi0) or lo0 and hi0):
+                continue  # a tie of zeros (above; here the bounds' zeros can meet too)
+            emit("clip", [a, lo, hi], lambda: tf.clip_by_value(a, lo, hi))
+    # clip keeps `t`'s shape: bounds that broadcast it to another are a ValueError
+    for x in ["int32", "float32"]:
+        a0, a = tensor(x, pick(x, 1), ()), tensor(x, pick(x, n), (n,))
+        lo, hi = tensor(x, [0] * n, (n,)), tensor(x, [100] * n, (n,))
+        emit("clip", [a0, lo, hi], lambda: tf.clip_by_value(a0, lo, hi))
+        emit("clip", [a0, 0, hi], lambda: tf.clip_by_value(a0, 0, hi))
+        emit("clip", [a, tensor(x, [0] * 2 * n, (2, n)), 100],
+             lambda: tf.clip_by_value(a, tensor(x, [0] * 2 * n, (2, n)), 100))
+        emit("clip", [a, tensor(x, [0], ()), hi], lambda: tf.clip_by_value(a, tensor(x, [0], ()), hi))
     write_cases("tensorflow", cases, expected)
     print(f"{len(cases)} cases from tensorflow {tf.__version__}")
 

@@ -90,5 +90,5 @@ pub static POLICY: Generated = Generated {
         ("maximum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
         ("minimum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
     ],
-    semantics: op::Semantics { python_int: op::PythonInt::Wrap, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes },
+    semantics: op::Semantics { python_int: op::PythonInt::Wrap, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes, clip_composition: op::ClipComposition::Joined },
 };

@@ -195,6 +195,22 @@ pub struct Semantics {
     pub clip_bounds: ClipBounds,
     pub float_floor_divide: FloatFloorDivide,
     pub scalar_over_array: ScalarOverArray,
+    pub clip_composition: ClipComposition,
+}
+
+/// How `clip(x, lo, hi)` is composed of `maximum` and `minimum`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClipComposition {
+    /// The three operands converted once to their n-ary join, then
+    /// `minimum(maximum(x, lo), hi)`: a lower bound above the upper gives the upper (NumPy,
+    /// JAX, PyTorch's `clamp`).
+    #[default]
+    Joined,
+    /// `maximum(minimum(x, hi), lo)`, two binary ops each promoting its own pair (a Python int
+    /// converts into the first pair's join: `clip(uint32, 0.5, -3)` bounds by 2³² − 3), and
+    /// the result must keep `x`'s shape: a lower bound above the upper gives the lower
+    /// (TensorFlow's `clip_by_value`).
+    Pairwise,
 }
 
 /// What `true_divide` computes when a Python number is divided by an array.
@@ -308,7 +324,7 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 9] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 10] = [
         ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         (
@@ -321,6 +337,7 @@ impl Semantics {
         ("clip_bounds", &["round", "checked"]),
         ("float_floor_divide", &["divmod", "floor-of-quotient"]),
         ("scalar_over_array", &["divide", "reciprocal-times"]),
+        ("clip_composition", &["joined", "pairwise"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -362,6 +379,8 @@ impl Semantics {
             ("scalar_over_array", "reciprocal-times") => {
                 self.scalar_over_array = ScalarOverArray::ReciprocalTimes
             }
+            ("clip_composition", "joined") => self.clip_composition = ClipComposition::Joined,
+            ("clip_composition", "pairwise") => self.clip_composition = ClipComposition::Pairwise,
             _ => return false,
         }
         true
@@ -370,7 +389,7 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
@@ -379,7 +398,8 @@ impl Semantics {
             self.complex_add,
             self.clip_bounds,
             self.float_floor_divide,
-            self.scalar_over_array
+            self.scalar_over_array,
+            self.clip_composition
         )
     }
 }

@@ -26,8 +26,8 @@ fn shipped() -> Vec<String> {
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
-        ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
-        ScalarOverArray, ScalarPrecision, Semantics, ZeroSign,
+        ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
+        PythonInt, ScalarOverArray, ScalarPrecision, Semantics, ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -42,6 +42,7 @@ fn kernel_conventions_are_generated() {
             clip_bounds: ClipBounds::Checked,
             float_floor_divide: FloatFloorDivide::Divmod,
             scalar_over_array: ScalarOverArray::ReciprocalTimes,
+            clip_composition: ClipComposition::Joined,
         }
     );
     assert_eq!(

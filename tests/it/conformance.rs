@@ -393,13 +393,15 @@ fn every_torch_case_is_bit_exact() {
     }
 }
 
-/// TensorFlow 2.21's data (NumPy behaviour, `dtype_conversion_mode="all"`): 11,103 cases
+/// TensorFlow 2.21's data (NumPy behaviour, `dtype_conversion_mode="all"`): 11,141 cases
 /// measured by scripts/oracle_tensorflow.py (tensors dimensioned and zero-dim, Python
 /// scalars on either side, NaN, ±inf, integer limits, Python ints outside int32, division by
 /// zero). Its conventions: a Python int is an int32 cast to the join (`int8 + 300` adds 44,
 /// `uint8 / -129` divides by 127), integer true division is float32 up to 16 bits and float64
 /// from 32, a Python float reaches float16 through float32, integer // and % by zero raise,
-/// float // is the floor of the rounded quotient (`1.0 // 0.1` is 10), no bool arithmetic.
+/// float // is the floor of the rounded quotient (`1.0 // 0.1` is 10), clip is
+/// `maximum(minimum(x, hi), lo)` pairwise (crossed bounds give the lower) keeping `x`'s shape,
+/// no bool arithmetic.
 #[test]
 fn every_tensorflow_case_is_bit_exact() {
     let (ops, kinds) = library_cases_are_bit_exact("tensorflow", "tensorflow");

@@ -24,8 +24,8 @@ use crate::kernels::stream::{Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
-    ClipBounds, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide, PythonInt,
-    ScalarOverArray, ScalarPrecision, ZeroSign,
+    ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
+    PythonInt, ScalarOverArray, ScalarPrecision, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 
@@ -494,6 +494,44 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    /// A lower bound above the upper: NumPy's `clip` (the jax policy) gives the upper,
+    /// TensorFlow's `clip_by_value`, which bounds the top first, the lower; NaN stays NaN.
+    #[test]
+    fn crossed_clip_bounds_follow_the_policys_order() {
+        let tf = crate::kernels::policy("tensorflow").unwrap();
+        let x = Arg::Array(f32s(&[-5.0, 4.0, 10.0, f32::NAN]));
+        let (lo, hi) = (
+            Arg::Scalar(Scalar::Float(5.0)),
+            Arg::Scalar(Scalar::Float(3.0)),
+        );
+        let bits = |v: [f32; 4]| v.map(|x| [x.to_bits() as u64, 0]).to_vec();
+        let numpy = clip(jax(), &x, &lo, &hi).unwrap();
+        assert_eq!(numpy.bits(), bits([3.0, 3.0, 3.0, f32::NAN]));
+        let tensorflow = clip(tf, &x, &lo, &hi).unwrap();
+        assert_eq!(tensorflow.bits(), bits([5.0, 5.0, 5.0, f32::NAN]));
+        // Ordered bounds: the same either way.
+        let ordered = |p| clip(p, &x, &hi, &lo).unwrap().bits();
+        assert_eq!(ordered(jax()), bits([3.0, 4.0, 5.0, f32::NAN]));
+        assert_eq!(ordered(tf), ordered(jax()));
+        // TensorFlow's two steps promote their own pairs: -3 wraps into uint32 with the
+        // operand (2³² − 3 bounds nothing here), then 0.5 makes the result float64.
+        let u32s = Array::from_bits(DType::named("uint32").unwrap(), vec![2], &[[0, 0], [7, 0]]);
+        let (x, lo, hi) = (
+            Arg::Array(u32s.unwrap()),
+            Arg::Scalar(Scalar::Float(0.5)),
+            Arg::Scalar(Scalar::Int(-3)),
+        );
+        let r = clip(tf, &x, &lo, &hi).unwrap();
+        assert_eq!(r.dtype, DType::Float64);
+        assert_eq!(r.bits(), vec![[0.5f64.to_bits(), 0], [7f64.to_bits(), 0]]);
+        // And the result keeps the operand's shape.
+        let wide = Arg::Array(f32s(&[0.0, 1.0]));
+        let one = Arg::Array(f32s(&[2.0]));
+        let e = clip(tf, &one, &wide, &hi).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Input);
+        assert_eq!(clip(jax(), &one, &wide, &hi).unwrap().shape, vec![2]);
     }
 
     #[test]

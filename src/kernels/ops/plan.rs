@@ -704,10 +704,12 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
     )
 }
 
-/// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`): the result dtype is
-/// the n-ary join of all three operands (not a chain of binary joins), every operand is
-/// converted to it once, then `minimum(maximum(x, lo), hi)` with NumPy's NaN propagation;
-/// the three shapes broadcast together.
+/// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`,
+/// `tf.clip_by_value`): the result dtype is the n-ary join of all three operands (not a chain
+/// of binary joins), every operand is converted to it once, then `minimum(maximum(x, lo), hi)`
+/// with NumPy's NaN propagation; the three shapes broadcast together. Under
+/// `ClipComposition::Pairwise` it is `maximum(minimum(x, hi), lo)`, each a binary op on the
+/// operands as given, and the result keeps `x`'s shape.
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
     python_ints_fit(policy, &[x, lo, hi])?;
     let compute = policy
@@ -720,6 +722,25 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
         for bound in [lo, hi] {
             checked_bound(bound, &cast(bound)?, compute)?;
         }
+    }
+    if policy.semantics.clip_composition == ClipComposition::Pairwise {
+        let shape = broadcast(&broadcast(x.shape(), lo.shape())?, hi.shape())?;
+        if shape != x.shape() {
+            return err(
+                ErrorKind::Input,
+                format!(
+                    "bounds of shapes {:?} and {:?} broadcast the clipped operand's {:?} to \
+                     {shape:?}; the {} policy's library keeps its shape (TensorFlow raises \
+                     ValueError): broadcast the operand first",
+                    lo.shape(),
+                    hi.shape(),
+                    x.shape(),
+                    policy.name
+                ),
+            );
+        }
+        let below = binary(policy, Op::Minimum, x, hi)?;
+        return binary(policy, Op::Maximum, &Arg::Array(below), lo);
     }
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
     let floor = binary(policy, Op::Maximum, &x, &lo)?;
