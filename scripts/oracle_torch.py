@@ -11,8 +11,7 @@ through the Python operator (`2.5 - t` is `rsub`, `2.5 * t` is `t * 2.5`, `2.5 /
 dtype, shape and bits, or the error kind its exception maps to.
 
 Left out, each a documented gap of the reference kernels (docs/kernels.md, "PyTorch"):
-complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar);
-subtract with a bool operand whose result is not bool (PyTorch refuses it by operand, not by result); float →
+complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar); float →
 integer casts of NaN, ±inf and values out of range (undefined in C; PyTorch's answer depends on
 the vector path); power and sums only on values whose results are exact (PyTorch's powf and
 pairwise float sums round differently, typejoin rounds the exact value once), and integer
@@ -196,9 +195,6 @@ def skipped(op, a, b):
         return True  # PyTorch's vector loop rounds each step of a 16-bit floor_divide
     if op in ("maximum", "minimum") and isinstance(a, torch.Tensor) and a.dim() == 0:
         return True  # PyTorch returns the zero-dim first operand on ±0 ties
-    if op == "subtract" and (dt(a) == torch.bool or dt(b) == torch.bool or
-                             isinstance(a, bool) or isinstance(b, bool)):
-        return True
     if op in ("multiply", "true_divide") and any(
             isinstance(x, torch.Tensor) and x.dtype.is_complex or isinstance(x, complex)
             for x in (a, b)):

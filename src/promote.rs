@@ -26,6 +26,9 @@ pub struct Generated {
     /// The kinds each listed op accepts in this policy (`[ops.X] kinds`), in place of the op
     /// catalogue's.
     pub op_kinds: &'static [(&'static str, Kinds)],
+    /// The kinds each listed op accepts of every operand, whatever the computation dtype
+    /// (`[ops.X] operand_kinds`: PyTorch's subtract refuses a bool operand).
+    pub op_operand_kinds: &'static [(&'static str, Kinds)],
     /// The kernels' conventions (`[kernels]`).
     pub semantics: Semantics,
 }
@@ -123,6 +126,15 @@ impl Generated {
             .find(|(o, _)| *o == op)
             .map(|(_, k)| *k)
             .or_else(|| crate::numeric::op::info(op).map(|i| i.kinds))
+    }
+
+    /// The kinds `op` accepts of each operand in this policy (`[ops.X] operand_kinds`); `None`:
+    /// any operand whose computation dtype the op accepts.
+    pub fn operand_kinds(&self, op: &str) -> Option<Kinds> {
+        self.op_operand_kinds
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, k)| *k)
     }
 
     /// `a ∨ b` as an index, or the promotion error naming both and suggesting a cast.

@@ -75,5 +75,7 @@ pub static POLICY: Generated = Generated {
         ("power", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: false }),
         ("sum", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],
+    op_operand_kinds: &[
+    ],
     semantics: op::Semantics { python_int: op::PythonInt::Cast, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::ViaFloat32, remainder_zero_sign: op::ZeroSign::Dividend, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Parts, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::FloorOfQuotient, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Pairwise },
 };

@@ -118,6 +118,13 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         }
     }
     s += "    ],\n";
+    s += "    op_operand_kinds: &[\n";
+    for r in &policy.ops {
+        if let Some(k) = r.operand_kinds {
+            s += &format!("        ({:?}, {}),\n", r.op, k.to_rust());
+        }
+    }
+    s += "    ],\n";
     s += &format!("    semantics: {},\n", policy.kernels.to_rust());
     s += "};\n";
     s

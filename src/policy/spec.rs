@@ -161,6 +161,9 @@ pub struct OpRule {
     /// The kinds of computation dtype the op accepts in this policy's library (`kinds`), in
     /// place of the op catalogue's.
     pub kinds: Option<crate::numeric::op::Kinds>,
+    /// The kinds the op accepts of every operand (`operand_kinds`), whatever the computation
+    /// dtype: PyTorch's `subtract` refuses a bool operand even where the result is int8.
+    pub operand_kinds: Option<crate::numeric::op::Kinds>,
 }
 
 /// A user-declared integer or complex format (`[formats.NAME]` with `kind = "int"` or
@@ -232,6 +235,7 @@ struct RawOp {
     lowest: Option<Spanned<String>>,
     same_dtype: Option<Spanned<bool>>,
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
+    operand_kinds: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]
@@ -327,6 +331,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "lowest",
                 "same_dtype",
                 "kinds",
+                "operand_kinds",
             ]
         } else if message.contains("`lower`") {
             &["rule", "lower", "scalars"]
@@ -907,37 +912,22 @@ impl<'a> Validator<'a> {
                 );
             }
             let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
-            let kinds = r.kinds.as_ref().and_then(|k| {
-                let parsed = crate::numeric::op::Kinds::parse(
-                    k.get_ref().iter().map(|n| n.get_ref().as_str()),
-                );
-                match parsed {
-                    Ok(kinds) => Some(kinds),
-                    Err(bad) => {
-                        let at = k
-                            .get_ref()
-                            .iter()
-                            .find(|n| n.get_ref() == bad)
-                            .map_or(k.span(), |n| n.span());
-                        let names = crate::numeric::op::Kinds::NAMES;
-                        let help = match did_you_mean(bad, names.iter().copied()) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => format!("the kinds are {}", names.join(", ")),
-                        };
-                        self.error(at, format!("unknown kind `{bad}`"), Some(help));
-                        None
-                    }
-                }
-            });
+            let kinds = r.kinds.as_ref().and_then(|k| self.kinds(k));
+            let operand_kinds = r.operand_kinds.as_ref().and_then(|k| self.kinds(k));
             if r.integer_result.is_none()
                 && r.lowest.is_none()
                 && r.same_dtype.is_none()
                 && r.kinds.is_none()
+                && r.operand_kinds.is_none()
             {
                 self.error(
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
-                    Some("set `integer_result`, `lowest`, `same_dtype` or `kinds`".into()),
+                    Some(
+                        "set `integer_result`, `lowest`, `same_dtype`, `kinds` or \
+                         `operand_kinds`"
+                            .into(),
+                    ),
                 );
             }
             rules.push(OpRule {
@@ -947,9 +937,33 @@ impl<'a> Validator<'a> {
                 lowest,
                 same_dtype,
                 kinds,
+                operand_kinds,
             });
         }
         rules
+    }
+
+    /// A list of kind names (`kinds`, `operand_kinds`); `None` after reporting an unknown one.
+    fn kinds(&mut self, k: &Spanned<Vec<Spanned<String>>>) -> Option<crate::numeric::op::Kinds> {
+        let parsed =
+            crate::numeric::op::Kinds::parse(k.get_ref().iter().map(|n| n.get_ref().as_str()));
+        match parsed {
+            Ok(kinds) => Some(kinds),
+            Err(bad) => {
+                let at = k
+                    .get_ref()
+                    .iter()
+                    .find(|n| n.get_ref() == bad)
+                    .map_or(k.span(), |n| n.span());
+                let names = crate::numeric::op::Kinds::NAMES;
+                let help = match did_you_mean(bad, names.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("the kinds are {}", names.join(", ")),
+                };
+                self.error(at, format!("unknown kind `{bad}`"), Some(help));
+                None
+            }
+        }
     }
 
     fn formats(

@@ -57,8 +57,14 @@ fn kernel_conventions_are_generated() {
         torch.kinds("add").unwrap().describe(),
         "bool, integer, float, complex"
     );
+    assert_eq!(
+        torch.operand_kinds("subtract").unwrap().describe(),
+        "integer, float, complex"
+    );
+    assert_eq!(torch.operand_kinds("add"), None);
     let jax = typejoin::kernels::policy("jax").unwrap();
     assert_eq!(jax.semantics, Semantics::default());
+    assert_eq!(jax.operand_kinds("subtract"), None);
     assert_eq!(
         jax.kinds("maximum").unwrap().describe(),
         "bool, integer, float, complex"

@@ -375,6 +375,7 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 /// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
 pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
     let d = a.dtype;
+    accepts_operands(policy, op.name(), &[Operand::Array(d)])?;
     accepts(policy, op.name(), d)?;
     let out_dtype = match (op, d) {
         (UnaryOp::Absolute, DType::Complex64) => DType::Float32,

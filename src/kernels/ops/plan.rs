@@ -344,6 +344,40 @@ pub(super) fn prepare<'a>(
     })
 }
 
+/// `Err(unsupported)` when an operand is of a kind op `name` refuses in `policy`, whatever the
+/// computation dtype (its `[ops.X] operand_kinds`: PyTorch's `int8 - True` raises though the
+/// result would be int8). A Python number is of its own kind; a Python int is an integer.
+pub(super) fn accepts_operands(
+    policy: &Generated,
+    name: &str,
+    operands: &[Operand],
+) -> Result<(), OpError> {
+    let Some(kinds) = policy.operand_kinds(name) else {
+        return Ok(());
+    };
+    for o in operands {
+        let (ok, what) = match *o {
+            Operand::Array(d) | Operand::ZeroDim(d) => (kinds.accepts(d.kind()), d.name()),
+            Operand::Scalar(ScalarKind::Bool) => (kinds.bool, "Python bool"),
+            Operand::Scalar(ScalarKind::Int) => (kinds.signed || kinds.unsigned, "Python int"),
+            Operand::Scalar(ScalarKind::Float) => (kinds.float, "Python float"),
+            Operand::Scalar(ScalarKind::Complex) => (kinds.complex, "Python complex"),
+        };
+        if !ok {
+            return err(
+                ErrorKind::Unsupported,
+                format!(
+                    "{name} is not defined with an operand of {what} in the {} policy's library, \
+                     whatever the result dtype; its operands are {}",
+                    policy.name,
+                    kinds.describe()
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `Err(unsupported)` unless op `name` is defined on computation dtype `c` in `policy` (its
 /// `[ops.X] kinds`, else the catalogue's: `numeric::op`); the message says what to do instead.
 /// Every op's kernel asks here, binary, unary and n-ary alike.
@@ -395,6 +429,7 @@ pub(super) fn plan<'a>(
 ) -> Result<Prepared<'a>, OpError> {
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
     python_ints_fit(policy, &[a, b])?;
+    accepts_operands(policy, op.name(), &[a.operand(), b.operand()])?;
     let (oa, ob) = (a.operand(), b.operand());
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
@@ -712,6 +747,7 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
 /// operands as given, and the result keeps `x`'s shape.
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
     python_ints_fit(policy, &[x, lo, hi])?;
+    accepts_operands(policy, "clip", &[x.operand(), lo.operand(), hi.operand()])?;
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
@@ -792,6 +828,7 @@ fn truthy(s: Scalar) -> bool {
 /// together.
 pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
     python_ints_fit(policy, &[x, y])?;
+    accepts_operands(policy, "where", &[x.operand(), y.operand()])?;
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
