@@ -124,7 +124,12 @@ def test_errors_are_located_policy_errors():
     # the CLI's snapshot of the same file: tests/it/snapshots/*kernels-conventions*
     assert (err.path, err.line, err.column) == ("mine.toml", 10, 18)
     assert "mine.toml:10:18" in str(err)
-    assert len(err.messages) == 3
+    assert err.messages == [
+        "unknown kind `integers`",
+        "unknown kind `floats`",
+        "unknown [kernels] key `python_ints`",
+        "unknown value `nan` for `integer_division_by_zero`",
+    ]
     with pytest.raises(typejoin.PolicyError) as e:
         typejoin.Table.from_json('{"name": 3}', "t.json")
     assert e.value.path == "t.json"
