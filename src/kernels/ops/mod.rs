@@ -306,7 +306,8 @@ pub fn apply(
 /// dtype and shape, after the operands are checked and before any work, and returns the array
 /// to fill (a view of a NumPy array's buffer, say: [`Data::borrowed`]). Binary ops and
 /// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
-/// `alloc` is returned as is.
+/// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
+/// `s / t`, `t.reciprocal() * s`: `plan::rewrite`) computes its first step before `alloc`.
 pub fn apply_with(
     policy: &Generated,
     op: &str,
