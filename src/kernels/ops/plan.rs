@@ -429,8 +429,8 @@ pub(super) fn plan<'a>(
 ) -> Result<Prepared<'a>, OpError> {
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
     python_ints_fit(policy, &[a, b])?;
-    accepts_operands(policy, op.name(), &[a.operand(), b.operand()])?;
     let (oa, ob) = (a.operand(), b.operand());
+    accepts_operands(policy, op.name(), &[oa, ob])?;
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
     } else {
@@ -504,6 +504,8 @@ pub(super) fn rewrite(
     else {
         return Ok(None);
     };
+    // The op as written takes these operands before it becomes two others.
+    accepts_operands(policy, op.name(), &[a.operand(), b.operand()])?;
     let one = Arg::Scalar(Scalar::Int(1));
     let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b)?;
     let mut r = Array::zeroed(to, shape);
