@@ -23,12 +23,17 @@ pub struct Generated {
     pub true_divide: &'static [u8],
     /// `sum`: inputs below this dtype accumulate in it.
     pub sum_lowest: Option<u8>,
+    /// `sum`: unsigned inputs below this dtype accumulate in it (`lowest_unsigned`).
+    pub sum_lowest_unsigned: Option<u8>,
     /// The kinds each listed op accepts in this policy (`[ops.X] kinds`), in place of the op
     /// catalogue's.
     pub op_kinds: &'static [(&'static str, Kinds)],
     /// The kinds each listed op accepts of every operand, whatever the computation dtype
     /// (`[ops.X] operand_kinds`: PyTorch's subtract refuses a bool operand).
     pub op_operand_kinds: &'static [(&'static str, Kinds)],
+    /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted), by
+    /// index: JAX without x64 converts every 64-bit input to its 32-bit type.
+    pub canonical: &'static [(u8, u8)],
     /// The kernels' conventions (`[kernels]`).
     pub semantics: Semantics,
 }
@@ -67,8 +72,23 @@ pub enum Failure {
 }
 
 impl Generated {
-    /// The policy's index of an operand.
+    /// The dtype an array of `d` is promoted and computed as: its `[canonical]` dtype (JAX
+    /// without x64 reads an int64 array as int32), else `d`.
+    pub fn canonical_dtype(&self, d: DType) -> DType {
+        self.canonical
+            .iter()
+            .find(|&&(f, _)| self.dtypes[f as usize] == d.name())
+            .and_then(|&(_, t)| DType::named(self.dtypes[t as usize]))
+            .unwrap_or(d)
+    }
+
+    /// The policy's index of an operand (an array's after `[canonical]`).
     fn index(&self, o: Operand) -> Result<usize, PromotionError> {
+        let o = match o {
+            Operand::Array(d) => Operand::Array(self.canonical_dtype(d)),
+            Operand::ZeroDim(d) => Operand::ZeroDim(self.canonical_dtype(d)),
+            scalar => scalar,
+        };
         if let Operand::ZeroDim(d) = o {
             let node = format!("{}@0d", d.name());
             if let Some(i) = self.dtypes.iter().position(|n| *n == node) {
@@ -204,14 +224,27 @@ impl Generated {
     }
 
     /// The accumulator dtype of `sum` over an array of `d`: the policy's lowest accumulator
-    /// when `d` is below it (`d ∨ lowest = lowest`), else `d`.
+    /// (`lowest_unsigned` for an unsigned `d`, when set) when `d` is below it (`d ∨ lowest =
+    /// lowest`) or is bool or a narrower integer of at least a byte (JAX's strict policy, where
+    /// no two dtypes join, still sums int8 in int64), else `d`. Sub-byte integers keep the
+    /// join's rule: JAX refuses to sum them, ml_dtypes sums them in their own type.
     pub fn sum_type(&self, d: DType) -> Result<DType, PromotionError> {
-        let Some(low) = self.sum_lowest else {
+        let low = match d {
+            DType::Int { signed: false, .. } => self.sum_lowest_unsigned.or(self.sum_lowest),
+            _ => self.sum_lowest,
+        };
+        let Some(low) = low else {
             return Ok(d);
         };
+        let acc = self.concrete(low as usize)?;
+        let narrower = match (d, acc) {
+            (DType::Bool, DType::Int { .. }) => true,
+            (DType::Int { bits: a, .. }, DType::Int { bits: b, .. }) => a >= 8 && a < b,
+            _ => false,
+        };
         let i = self.index(Operand::Array(d))?;
-        if self.join[i * self.n() + low as usize] == low {
-            self.concrete(low as usize)
+        if narrower || self.join[i * self.n() + low as usize] == low {
+            Ok(acc)
         } else {
             Ok(d)
         }

@@ -16,6 +16,9 @@ SETS = [
     ("extra_cases.jsonl", "extra_expected.jsonl", "jax"),
     ("torch_cases.jsonl", "torch_expected.jsonl", "torch"),
     ("tensorflow_cases.jsonl", "tensorflow_expected.jsonl", "tensorflow"),
+    ("jax_cases.jsonl", "jax_x64_expected.jsonl", "jax"),
+    ("jax_cases.jsonl", "jax_x32_expected.jsonl", "jax-x32"),
+    ("jax_cases.jsonl", "jax_strict_expected.jsonl", "jax-strict"),
 ]
 UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 

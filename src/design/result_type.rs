@@ -20,6 +20,9 @@ pub struct UnknownOperand {
 pub struct ResultType {
     /// The operands as the input names them (`i8@0d` is `int8@0d`; an alias is kept).
     pub operands: Vec<String>,
+    /// The node each operand is promoted as: itself, or its `[canonical]` dtype (JAX without
+    /// x64 reads an int64 array as int32).
+    pub promoted_as: Vec<String>,
     /// The node of the result (`f*`, `int8@0d`); `None` when there is none.
     pub node: Option<String>,
     /// The dtype the library returns for it (`float32` for PyTorch's `f*`).
@@ -51,6 +54,16 @@ pub fn result_type(input: &Input, operands: &[String]) -> Result<ResultType, Unk
                 .unwrap_or_else(|| input.table().name(i).to_string()),
         );
     }
+    // An array operand is promoted as its canonical dtype (`[canonical]`).
+    let promoted_as = idx
+        .iter()
+        .zip(&names)
+        .map(|(&i, name)| match input.canonical(i) {
+            c if c == i => name.clone(),
+            c => input.table().name(c).to_string(),
+        })
+        .collect();
+    let idx: Vec<usize> = idx.iter().map(|&i| input.canonical(i)).collect();
     let (node, error) = match input {
         Input::Policy { lattice, .. } => match lattice.result_type(&idx) {
             Some(Join::Unique(j)) => (Some(j), None),
@@ -79,6 +92,7 @@ pub fn result_type(input: &Input, operands: &[String]) -> Result<ResultType, Unk
     };
     Ok(ResultType {
         operands: names,
+        promoted_as,
         node: node.map(|j| input.table().name(j).to_string()),
         dtype: node.map(|j| input.materialise(j).to_string()),
         error,

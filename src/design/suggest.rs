@@ -440,9 +440,16 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
             by: "[weak]",
         });
     }
+    if policy.canonical.iter().any(|&(a, b)| a == x || b == x) {
+        return Err(SuggestError::Pinned {
+            dtype: name.clone(),
+            by: "[canonical]",
+        });
+    }
     let named_by_op = policy.ops.iter().any(|r| {
         r.integer_result == Some(x)
             || r.lowest == Some(x)
+            || r.lowest_unsigned == Some(x)
             || r.integer_result_of.iter().any(|&(a, b)| a == x || b == x)
     });
     if named_by_op {
@@ -489,6 +496,10 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
     out.dtypes.remove(x);
     out.dtype_spans.remove(x);
     out.edges = edges;
+    for (a, b) in &mut out.canonical {
+        *a = re(*a);
+        *b = re(*b);
+    }
     for w in &mut out.weak {
         w.weak = re(w.weak);
         w.materialises = re(w.materialises);
@@ -496,6 +507,7 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
     for r in &mut out.ops {
         r.integer_result = r.integer_result.map(re);
         r.lowest = r.lowest.map(re);
+        r.lowest_unsigned = r.lowest_unsigned.map(re);
         for (a, b) in &mut r.integer_result_of {
             *a = re(*a);
             *b = re(*b);

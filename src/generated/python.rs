@@ -28,9 +28,12 @@ pub static POLICY: Generated = Generated {
     // what an integer or bool result of true_divide becomes (U: unchanged)
     true_divide: &[U, U, U, U],
     sum_lowest: None,
+    sum_lowest_unsigned: None,
     op_kinds: &[
     ],
     op_operand_kinds: &[
     ],
+    // [canonical]: (dtype, what an array of it is promoted as)
+    canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Fit, integer_division_by_zero: op::DivisionByZero::Zero, reduced_float_scalars: op::ScalarPrecision::Result, remainder_zero_sign: op::ZeroSign::Divisor, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Parts, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Joined },
 };

@@ -60,6 +60,7 @@ pub static POLICY: Generated = Generated {
     // what an integer or bool result of true_divide becomes (U: unchanged)
     true_divide: &[12, 11, 11, 12, 12, 11, 11, 12, 12, U, U, U, U, U, U, 12, U, U, 12, U],
     sum_lowest: None,
+    sum_lowest_unsigned: None,
     op_kinds: &[
         ("absolute", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: true }),
         ("add", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
@@ -77,5 +78,7 @@ pub static POLICY: Generated = Generated {
     ],
     op_operand_kinds: &[
     ],
+    // [canonical]: (dtype, what an array of it is promoted as)
+    canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Cast, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::ViaFloat32, remainder_zero_sign: op::ZeroSign::Dividend, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Parts, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::FloorOfQuotient, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Pairwise },
 };

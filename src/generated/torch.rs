@@ -80,6 +80,7 @@ pub static POLICY: Generated = Generated {
     // what an integer or bool result of true_divide becomes (U: unchanged)
     true_divide: &[8, 8, 8, 8, 8, 8, U, U, U, U, U, U, U, U, 8, 8, 8, 8, 8, U, U, U, U, U, U, U, U, 8, U, U],
     sum_lowest: Some(5) /* int64 */,
+    sum_lowest_unsigned: None,
     op_kinds: &[
         ("absolute", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
         ("clip", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
@@ -93,5 +94,7 @@ pub static POLICY: Generated = Generated {
     op_operand_kinds: &[
         ("subtract", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],
+    // [canonical]: (dtype, what an array of it is promoted as)
+    canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Wrap, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes, clip_composition: op::ClipComposition::Joined },
 };

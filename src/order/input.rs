@@ -72,6 +72,15 @@ impl Input {
         })
     }
 
+    /// The node an array operand of node `i` is promoted as: a policy's `[canonical]` dtype
+    /// (JAX without x64 reads int64 as int32), else `i`.
+    pub fn canonical(&self, i: usize) -> usize {
+        match self {
+            Input::Policy { policy, .. } => policy.canonical(i),
+            Input::Observed(_) => i,
+        }
+    }
+
     /// What node `r` is returned as by the library: a policy's weak or category node as its
     /// dtype, a lifted table's node as the dtype it was measured as; else its own name.
     pub fn materialise(&self, r: usize) -> &str {
@@ -82,14 +91,17 @@ impl Input {
         self.table().name(m.unwrap_or(r))
     }
 
-    /// The table of what the library returns: every cell materialised (`int8 ∨ f*` is
-    /// `float32` in PyTorch's policy, not `f*`); rows and columns stay the operands.
+    /// The table of what the library returns: operands canonicalised, every cell materialised
+    /// (`int8 ∨ f*` is `float32` in PyTorch's policy, not `f*`; `uint64 ∨ int8` is int32 in
+    /// JAX's without x64); rows and columns stay the operands.
     pub fn materialised_table(&self) -> Table {
         let t = self.table();
         let mut out = Table::new(t.names.clone());
         for a in 0..t.n() {
             for b in 0..t.n() {
-                let cell = t.get(a, b).and_then(|r| t.index_of(self.materialise(r)));
+                let cell = t
+                    .get(self.canonical(a), self.canonical(b))
+                    .and_then(|r| t.index_of(self.materialise(r)));
                 out.set(a, b, cell);
             }
         }
@@ -109,7 +121,7 @@ impl Input {
             for b in 0..n {
                 for c in 0..n {
                     let r = lattice
-                        .result_type(&[a, b, c])
+                        .result_type(&[a, b, c].map(|i| self.canonical(i)))
                         .and_then(|j| j.unique())
                         .and_then(|j| t.index_of(self.materialise(j)));
                     out.push(([a, b, c], r));

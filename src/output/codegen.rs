@@ -111,6 +111,10 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
     s += "    // what an integer or bool result of true_divide becomes (U: unchanged)\n";
     s += &format!("    true_divide: &[{}],\n", divide.join(", "));
     s += &format!("    sum_lowest: {},\n", rule("sum", &|r| r.lowest));
+    s += &format!(
+        "    sum_lowest_unsigned: {},\n",
+        rule("sum", &|r| r.lowest_unsigned)
+    );
     s += "    op_kinds: &[\n";
     for r in &policy.ops {
         if let Some(k) = r.kinds {
@@ -125,6 +129,18 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         }
     }
     s += "    ],\n";
+    s += "    // [canonical]: (dtype, what an array of it is promoted as)\n";
+    let canonical: Vec<String> = policy
+        .canonical
+        .iter()
+        .map(|&(f, t)| {
+            format!(
+                "({f}, {t}) /* {} → {} */",
+                policy.dtypes[f], policy.dtypes[t]
+            )
+        })
+        .collect();
+    s += &format!("    canonical: &[{}],\n", canonical.join(", "));
     s += &format!("    semantics: {},\n", policy.kernels.to_rust());
     s += "};\n";
     s

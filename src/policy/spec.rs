@@ -27,6 +27,9 @@ pub struct Policy {
     pub edges: Vec<Edge>,
     pub partial: bool,
     pub weak: Vec<WeakRule>,
+    /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted), as JAX
+    /// without x64 turns every 64-bit input into its 32-bit type. In file order.
+    pub canonical: Vec<(usize, usize)>,
     pub ops: Vec<OpRule>,
     pub formats: Vec<FormatDecl>,
     /// Declared integer and complex formats (`[formats.X] kind = "int" | "complex"`).
@@ -124,6 +127,14 @@ impl Policy {
         }
     }
 
+    /// The dtype node an array of node `i` is promoted as: its `[canonical]` dtype, else itself.
+    pub fn canonical(&self, i: usize) -> usize {
+        self.canonical
+            .iter()
+            .find(|&&(f, _)| f == i)
+            .map_or(i, |&(_, t)| t)
+    }
+
     /// The lint level of a safety class (`warn` unless the policy says otherwise).
     pub fn lint_level(&self, class: &str) -> Level {
         self.lints
@@ -156,6 +167,9 @@ pub struct OpRule {
     pub integer_result_of: Vec<(usize, usize)>,
     /// `sum`-style: inputs below this dtype accumulate in it.
     pub lowest: Option<usize>,
+    /// `sum`-style, for unsigned inputs: below this dtype they accumulate in it (JAX and NumPy
+    /// sum uint8 in uint64, not in the default signed integer).
+    pub lowest_unsigned: Option<usize>,
     /// No promotion: operands must already agree.
     pub same_dtype: bool,
     /// The kinds of computation dtype the op accepts in this policy's library (`kinds`), in
@@ -207,6 +221,8 @@ struct RawPolicy {
     #[serde(default)]
     weak: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
+    canonical: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
     ops: BTreeMap<Spanned<String>, Spanned<RawOp>>,
     #[serde(default)]
     formats: BTreeMap<Spanned<String>, Spanned<RawFormat>>,
@@ -233,6 +249,7 @@ struct RawOp {
     integer_result: Option<Spanned<String>>,
     integer_result_of: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     lowest: Option<Spanned<String>>,
+    lowest_unsigned: Option<Spanned<String>>,
     same_dtype: Option<Spanned<bool>>,
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
     operand_kinds: Option<Spanned<Vec<Spanned<String>>>>,
@@ -294,6 +311,7 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "partial",
     "promotes",
     "weak",
+    "canonical",
     "ops",
     "formats",
     "lints",
@@ -329,6 +347,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "integer_result",
                 "integer_result_of",
                 "lowest",
+                "lowest_unsigned",
                 "same_dtype",
                 "kinds",
                 "operand_kinds",
@@ -459,6 +478,7 @@ impl<'a> Validator<'a> {
 
         let edges = self.edges(&raw, &index, &dtypes);
         let weak = self.weak(&raw, &index, &dtypes);
+        let canonical = self.canonical(&raw, &index, &dtypes);
         let ops = self.ops(&raw, &index, &dtypes);
         let (formats, other_formats) = self.formats(&raw, &index);
         let lints = self.lints(&raw);
@@ -503,6 +523,7 @@ impl<'a> Validator<'a> {
             edges,
             partial: raw.partial.is_some_and(|p| *p.get_ref()),
             weak,
+            canonical,
             ops,
             formats,
             other_formats,
@@ -854,6 +875,55 @@ impl<'a> Validator<'a> {
         rules
     }
 
+    /// `[canonical]`: each entry maps a concrete dtype to another concrete dtype that is not
+    /// itself mapped (one step, so an operand's canonical dtype never depends on order).
+    fn canonical(
+        &mut self,
+        raw: &RawPolicy,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+    ) -> Vec<(usize, usize)> {
+        let concrete =
+            |name: &str| !dtype::is_weak(name) && dtype::split_category(name).1.is_none();
+        let mut pairs = Vec::new();
+        for (from, to) in &raw.canonical {
+            let f = self.lookup(from, index, dtypes, "canonicalised dtype");
+            let t = self.lookup(to, index, dtypes, "canonical dtype");
+            let (Some(f), Some(t)) = (f, t) else { continue };
+            let bad = if !concrete(&dtypes[f]) {
+                Some((from, format!("`{}` is not an array dtype", dtypes[f])))
+            } else if !concrete(&dtypes[t]) {
+                Some((to, format!("`{}` is not an array dtype", dtypes[t])))
+            } else if f == t {
+                Some((to, format!("`{}` is canonicalised as itself", dtypes[f])))
+            } else if raw.canonical.keys().any(|k| k.get_ref() == &dtypes[t]) {
+                Some((
+                    to,
+                    format!(
+                        "`{}` is itself canonicalised; name its canonical dtype",
+                        dtypes[t]
+                    ),
+                ))
+            } else {
+                None
+            };
+            if let Some((at, message)) = bad {
+                self.error(
+                    at.span(),
+                    message,
+                    Some(
+                        "`[canonical]` maps an array dtype to the dtype the library converts \
+                         it to before promoting (JAX without x64: int64 = \"int32\")"
+                            .into(),
+                    ),
+                );
+                continue;
+            }
+            pairs.push((f, t));
+        }
+        pairs
+    }
+
     fn ops(
         &mut self,
         raw: &RawPolicy,
@@ -883,6 +953,19 @@ impl<'a> Validator<'a> {
                 .lowest
                 .as_ref()
                 .and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
+            let lowest_unsigned = r.lowest_unsigned.as_ref().and_then(|d| {
+                let i = self.lookup(d, index, dtypes, "op accumulator")?;
+                if crate::numeric::dtype::kind(&dtypes[i]) != crate::numeric::dtype::Kind::Unsigned
+                {
+                    self.error(
+                        d.span(),
+                        format!("`{}` is not an unsigned integer dtype", dtypes[i]),
+                        Some("`lowest_unsigned` is where unsigned inputs accumulate".into()),
+                    );
+                    return None;
+                }
+                Some(i)
+            });
             let mut integer_result_of = Vec::new();
             for (from, to) in r.integer_result_of.iter().flatten() {
                 let f = self.lookup(from, index, dtypes, "op operand");
@@ -916,6 +999,7 @@ impl<'a> Validator<'a> {
             let operand_kinds = r.operand_kinds.as_ref().and_then(|k| self.kinds(k));
             if r.integer_result.is_none()
                 && r.lowest.is_none()
+                && r.lowest_unsigned.is_none()
                 && r.same_dtype.is_none()
                 && r.kinds.is_none()
                 && r.operand_kinds.is_none()
@@ -924,8 +1008,8 @@ impl<'a> Validator<'a> {
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
                     Some(
-                        "set `integer_result`, `lowest`, `same_dtype`, `kinds` or \
-                         `operand_kinds`"
+                        "set `integer_result`, `lowest`, `lowest_unsigned`, `same_dtype`, \
+                         `kinds` or `operand_kinds`"
                             .into(),
                     ),
                 );
@@ -935,6 +1019,7 @@ impl<'a> Validator<'a> {
                 integer_result,
                 integer_result_of,
                 lowest,
+                lowest_unsigned,
                 same_dtype,
                 kinds,
                 operand_kinds,

@@ -216,7 +216,16 @@ fn result_type_command_prints_the_node_and_the_dtype() {
     assert_eq!(code, Some(0));
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&out).unwrap(),
-        serde_json::json!({"operands": ["int8", "f*"], "node": "f*", "dtype": "float32", "error": null})
+        serde_json::json!({"operands": ["int8", "f*"], "promoted_as": ["int8", "f*"], "node": "f*", "dtype": "float32", "error": null})
+    );
+    // JAX without x64 converts a 64-bit input to its 32-bit type before promoting.
+    assert_eq!(
+        run(&["result-type", "lattices/jax-x32.toml", "u64", "int8"]),
+        (
+            Some(0),
+            "uint64 ∨ int8 (promoted as uint32 ∨ int8) = int32\n".into(),
+            String::new()
+        )
     );
     let (code, _, err) = run(&["result-type", "lattices/torch.toml", "int8", "uint16"]);
     assert_eq!(code, Some(2));

@@ -333,21 +333,23 @@ fn where_joins_its_two_values() {
     );
 }
 
-/// Every case of a library's measured data (`tests/data/kernels/<stem>_cases.jsonl`, written
-/// by `scripts/oracle_<stem>.py`) answered by `typejoin run --policy <policy>` exactly as the
-/// library: dtype, shape and bits (NaN results written as the canonical quiet NaN), or an
+/// Every case of a library's measured data (`tests/data/kernels/<cases>.jsonl` with the
+/// answers in `<expected>.jsonl`, written by a `scripts/oracle_*.py`) answered by
+/// `typejoin run --policy <policy>` exactly as the library: dtype, shape and bits (NaN results written as the canonical quiet NaN), or an
 /// error of the kind the library's exception maps to. Returns the ops the data covers and the
 /// error kinds it holds.
 fn library_cases_are_bit_exact(
     policy: &str,
-    stem: &str,
+    cases: &str,
+    expected: &str,
 ) -> (
     std::collections::BTreeSet<String>,
     std::collections::BTreeMap<String, usize>,
 ) {
     let generated = typejoin::kernels::policy(policy).unwrap();
-    let cases = lines(&format!("tests/data/kernels/{stem}_cases.jsonl"));
-    let expected = lines(&format!("tests/data/kernels/{stem}_expected.jsonl"));
+    let stem = expected;
+    let cases = lines(&format!("tests/data/kernels/{cases}.jsonl"));
+    let expected = lines(&format!("tests/data/kernels/{expected}.jsonl"));
     assert_eq!(cases.len(), expected.len());
     assert!(cases.len() >= 1500, "{}", cases.len());
     let mut ops = std::collections::BTreeSet::new();
@@ -379,7 +381,7 @@ fn library_cases_are_bit_exact(
 /// a tensor as `t.reciprocal() * s`, subtract refusing any bool operand).
 #[test]
 fn every_torch_case_is_bit_exact() {
-    let (ops, kinds) = library_cases_are_bit_exact("torch", "torch");
+    let (ops, kinds) = library_cases_are_bit_exact("torch", "torch_cases", "torch_expected");
     assert_eq!(ops.len(), 24, "{ops:?}");
     // Each of PyTorch's refusals is represented.
     for k in [
@@ -404,9 +406,37 @@ fn every_torch_case_is_bit_exact() {
 /// no bool arithmetic.
 #[test]
 fn every_tensorflow_case_is_bit_exact() {
-    let (ops, kinds) = library_cases_are_bit_exact("tensorflow", "tensorflow");
+    let (ops, kinds) =
+        library_cases_are_bit_exact("tensorflow", "tensorflow_cases", "tensorflow_expected");
     assert_eq!(ops.len(), 24, "{ops:?}");
     for k in ["unsupported", "overflow", "zero-division", "input"] {
         assert!(kinds.contains_key(k), "no `{k}` case: {kinds:?}");
+    }
+}
+
+/// JAX 0.10.2 measured live by scripts/oracle_jax.py in its three modes, on the same 3,497
+/// cases (15 dtypes, every ordered pair under eight binary ops, Python scalars on either side,
+/// sum, astype, where): the result dtype or promotion error is JAX's, the values the jax
+/// policies' contract (docs/kernels.md). Without x64 (`jax-x32`, JAX's default) a 64-bit input
+/// is converted to its 32-bit type first (`[canonical]`: `uint64 + int8` is int32, not
+/// float32; an int64 of 2^32 + 5 adds as 5); `sum` accumulates narrow unsigned integers in the
+/// default unsigned type (`lowest_unsigned`); strict promotion keeps `true_divide`'s and
+/// `sum`'s rules.
+#[test]
+fn every_jax_case_is_bit_exact() {
+    for (policy, expected, errors) in [
+        ("jax", "jax_x64_expected", [("overflow", 138)].as_slice()),
+        ("jax-x32", "jax_x32_expected", &[("overflow", 306)]),
+        (
+            "jax-strict",
+            "jax_strict_expected",
+            &[("overflow", 138), ("promotion", 2258)],
+        ),
+    ] {
+        let (ops, kinds) = library_cases_are_bit_exact(policy, "jax_cases", expected);
+        assert_eq!(ops.len(), 11, "{policy}: {ops:?}");
+        let errors: std::collections::BTreeMap<String, usize> =
+            errors.iter().map(|&(k, n)| (k.to_string(), n)).collect();
+        assert_eq!(kinds, errors, "{policy}");
     }
 }

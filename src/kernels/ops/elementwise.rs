@@ -374,6 +374,8 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 /// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
 /// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
 pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
+    let a = canonical_array(policy, a);
+    let a = a.as_ref();
     let d = a.dtype;
     accepts_operands(policy, op.name(), &[Operand::Array(d)])?;
     accepts(policy, op.name(), d)?;

@@ -315,6 +315,17 @@ pub fn apply_with(
     options: Options,
     alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
 ) -> Result<Array, OpError> {
+    // The library's own conversion of each input comes first (`[canonical]`).
+    if args
+        .iter()
+        .any(|a| matches!(a, Arg::Array(x) if policy.canonical_dtype(x.dtype) != x.dtype))
+    {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| canonical_arg(policy, a).into_owned())
+            .collect();
+        return apply_with(policy, op, &args, options, alloc);
+    }
     let checked =
         |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
     if let Some(o) = Op::named(op) {
@@ -334,9 +345,11 @@ pub fn apply_with(
         return Ok(out);
     }
     if op == "astype" {
-        let to = options
-            .dtype
-            .ok_or_else(|| input_error("astype needs `dtype`"))?;
+        let to = policy.canonical_dtype(
+            options
+                .dtype
+                .ok_or_else(|| input_error("astype needs `dtype`"))?,
+        );
         let a = array_arg(args, 0, op)?;
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         astype_into(a, &mut out)?;

@@ -524,8 +524,31 @@ pub(super) fn as_rewritten(policy: &Generated) -> impl Fn(OpError) -> OpError + 
     }
 }
 
+/// An array as the policy's library reads it: converted to its `[canonical]` dtype when it
+/// has one (JAX without x64 wraps an int64 input to int32 and rounds a float64 one to float32
+/// before it promotes anything), else borrowed.
+pub(super) fn canonical_array<'a>(policy: &Generated, a: &'a Array) -> std::borrow::Cow<'a, Array> {
+    match policy.canonical_dtype(a.dtype) {
+        d if d == a.dtype => std::borrow::Cow::Borrowed(a),
+        d => std::borrow::Cow::Owned(super::astype(a, d)),
+    }
+}
+
+/// [`canonical_array`] of an operand; a Python scalar is read as it is.
+pub(super) fn canonical_arg<'a>(policy: &Generated, a: &'a Arg) -> std::borrow::Cow<'a, Arg> {
+    match a {
+        Arg::Array(x) => match canonical_array(policy, x) {
+            std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(a),
+            std::borrow::Cow::Owned(c) => std::borrow::Cow::Owned(Arg::Array(c)),
+        },
+        Arg::Scalar(_) => std::borrow::Cow::Borrowed(a),
+    }
+}
+
 /// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
 pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
+    let (a, b) = (a.as_ref(), b.as_ref());
     if let Some([r, s]) = rewrite(policy, op, a, b)? {
         return binary(policy, Op::Multiply, &r, &s).map_err(as_rewritten(policy));
     }
@@ -673,6 +696,8 @@ pub fn binary_into(
     b: &Arg,
     out: &mut Array,
 ) -> Result<(), OpError> {
+    let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
+    let (a, b) = (a.as_ref(), b.as_ref());
     if let Some([r, s]) = rewrite(policy, op, a, b)? {
         return binary_into(policy, Op::Multiply, &r, &s, out).map_err(as_rewritten(policy));
     }
@@ -748,6 +773,12 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
 /// `ClipComposition::Pairwise` it is `maximum(minimum(x, hi), lo)`, each a binary op on the
 /// operands as given, and the result keeps `x`'s shape.
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
+    let (x, lo, hi) = (
+        canonical_arg(policy, x),
+        canonical_arg(policy, lo),
+        canonical_arg(policy, hi),
+    );
+    let (x, lo, hi) = (x.as_ref(), lo.as_ref(), hi.as_ref());
     python_ints_fit(policy, &[x, lo, hi])?;
     accepts_operands(policy, "clip", &[x.operand(), lo.operand(), hi.operand()])?;
     let compute = policy
@@ -829,6 +860,12 @@ fn truthy(s: Scalar) -> bool {
 /// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
 /// together.
 pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
+    let (cond, x, y) = (
+        canonical_arg(policy, cond),
+        canonical_arg(policy, x),
+        canonical_arg(policy, y),
+    );
+    let (cond, x, y) = (cond.as_ref(), x.as_ref(), y.as_ref());
     python_ints_fit(policy, &[x, y])?;
     accepts_operands(policy, "where", &[x.operand(), y.operand()])?;
     let compute = policy

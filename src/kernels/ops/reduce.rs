@@ -92,6 +92,8 @@ pub(super) fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u
 /// `sum` over every element (`axis: None`, result of shape `[]`) or along one axis, in the
 /// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once.
 pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
+    let a = canonical_array(policy, a);
+    let a = a.as_ref();
     accepts_operands(policy, "sum", &[Operand::Array(a.dtype)])?;
     let acc = policy.sum_type(a.dtype).map_err(promotion)?;
     accepts(policy, "sum", acc)?;
