@@ -25,6 +25,8 @@ pub struct Generated {
     pub sum_lowest: Option<u8>,
     /// `sum`: unsigned inputs below this dtype accumulate in it (`lowest_unsigned`).
     pub sum_lowest_unsigned: Option<u8>,
+    /// What a bool join of each listed op computes and returns as (`[ops.X] bool_result`).
+    pub op_bool_result: &'static [(&'static str, u8)],
     /// The kinds each listed op accepts in this policy (`[ops.X] kinds`), in place of the op
     /// catalogue's.
     pub op_kinds: &'static [(&'static str, Kinds)],
@@ -204,6 +206,16 @@ impl Generated {
     /// The result dtype of a binary elementwise op on `a` and `b` before op rules.
     pub fn result_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
         self.concrete(self.join_index(a, b)?)
+    }
+
+    /// The computation (and result) dtype of `op` on `a` and `b` before kind checks: the join,
+    /// or the op's `bool_result` when that join is bool (JAX floors bools as int32).
+    pub fn op_type(&self, op: &str, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+        let j = self.join_index(a, b)?;
+        match self.op_bool_result.iter().find(|(o, _)| *o == op) {
+            Some(&(_, r)) if self.concrete(j)? == DType::Bool => self.concrete(r as usize),
+            _ => self.concrete(j),
+        }
     }
 
     /// The result dtype of `true_divide`: the join, with integer and bool results replaced

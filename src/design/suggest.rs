@@ -450,6 +450,7 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
         r.integer_result == Some(x)
             || r.lowest == Some(x)
             || r.lowest_unsigned == Some(x)
+            || r.bool_result == Some(x)
             || r.integer_result_of.iter().any(|&(a, b)| a == x || b == x)
     });
     if named_by_op {
@@ -508,6 +509,7 @@ pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
         r.integer_result = r.integer_result.map(re);
         r.lowest = r.lowest.map(re);
         r.lowest_unsigned = r.lowest_unsigned.map(re);
+        r.bool_result = r.bool_result.map(re);
         for (a, b) in &mut r.integer_result_of {
             *a = re(*a);
             *b = re(*b);

@@ -31,6 +31,8 @@ pub static POLICY: Generated = Generated {
     sum_lowest_unsigned: None,
     op_kinds: &[
     ],
+    op_bool_result: &[
+    ],
     op_operand_kinds: &[
     ],
     // [canonical]: (dtype, what an array of it is promoted as)

@@ -76,6 +76,8 @@ pub static POLICY: Generated = Generated {
         ("power", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: false }),
         ("sum", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],
+    op_bool_result: &[
+    ],
     op_operand_kinds: &[
     ],
     // [canonical]: (dtype, what an array of it is promoted as)

@@ -91,6 +91,8 @@ pub static POLICY: Generated = Generated {
         ("maximum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
         ("minimum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
     ],
+    op_bool_result: &[
+    ],
     op_operand_kinds: &[
         ("subtract", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],

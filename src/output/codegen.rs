@@ -122,6 +122,13 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         }
     }
     s += "    ],\n";
+    s += "    op_bool_result: &[\n";
+    for r in &policy.ops {
+        if let Some(b) = r.bool_result {
+            s += &format!("        ({:?}, {b}), // {}\n", r.op, policy.dtypes[b]);
+        }
+    }
+    s += "    ],\n";
     s += "    op_operand_kinds: &[\n";
     for r in &policy.ops {
         if let Some(k) = r.operand_kinds {

@@ -167,6 +167,9 @@ pub struct OpRule {
     pub integer_result_of: Vec<(usize, usize)>,
     /// `sum`-style: inputs below this dtype accumulate in it.
     pub lowest: Option<usize>,
+    /// What a bool join computes and returns as (`bool_result`): JAX floors, takes the
+    /// remainder of and raises bools as int32, NumPy as int8.
+    pub bool_result: Option<usize>,
     /// `sum`-style, for unsigned inputs: below this dtype they accumulate in it (JAX and NumPy
     /// sum uint8 in uint64, not in the default signed integer).
     pub lowest_unsigned: Option<usize>,
@@ -250,6 +253,7 @@ struct RawOp {
     integer_result_of: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     lowest: Option<Spanned<String>>,
     lowest_unsigned: Option<Spanned<String>>,
+    bool_result: Option<Spanned<String>>,
     same_dtype: Option<Spanned<bool>>,
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
     operand_kinds: Option<Spanned<Vec<Spanned<String>>>>,
@@ -348,6 +352,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "integer_result_of",
                 "lowest",
                 "lowest_unsigned",
+                "bool_result",
                 "same_dtype",
                 "kinds",
                 "operand_kinds",
@@ -966,6 +971,21 @@ impl<'a> Validator<'a> {
                 }
                 Some(i)
             });
+            let bool_result = r.bool_result.as_ref().and_then(|d| {
+                let i = self.lookup(d, index, dtypes, "op result")?;
+                if !matches!(
+                    crate::numeric::dtype::kind(&dtypes[i]),
+                    crate::numeric::dtype::Kind::Signed | crate::numeric::dtype::Kind::Unsigned
+                ) {
+                    self.error(
+                        d.span(),
+                        format!("`{}` is not an integer dtype", dtypes[i]),
+                        Some("`bool_result` is the integer dtype bools compute in".into()),
+                    );
+                    return None;
+                }
+                Some(i)
+            });
             let mut integer_result_of = Vec::new();
             for (from, to) in r.integer_result_of.iter().flatten() {
                 let f = self.lookup(from, index, dtypes, "op operand");
@@ -1000,6 +1020,7 @@ impl<'a> Validator<'a> {
             if r.integer_result.is_none()
                 && r.lowest.is_none()
                 && r.lowest_unsigned.is_none()
+                && r.bool_result.is_none()
                 && r.same_dtype.is_none()
                 && r.kinds.is_none()
                 && r.operand_kinds.is_none()
@@ -1008,8 +1029,8 @@ impl<'a> Validator<'a> {
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
                     Some(
-                        "set `integer_result`, `lowest`, `lowest_unsigned`, `same_dtype`, \
-                         `kinds` or `operand_kinds`"
+                        "set `integer_result`, `lowest`, `lowest_unsigned`, `bool_result`, \
+                         `same_dtype`, `kinds` or `operand_kinds`"
                             .into(),
                     ),
                 );
@@ -1020,6 +1041,7 @@ impl<'a> Validator<'a> {
                 integer_result_of,
                 lowest,
                 lowest_unsigned,
+                bool_result,
                 same_dtype,
                 kinds,
                 operand_kinds,

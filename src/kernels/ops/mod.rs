@@ -626,7 +626,8 @@ mod tests {
 
     /// The catalogue's accepted kinds are what the kernels do: an op on two arrays of one
     /// dtype is refused as unsupported exactly when the catalogue does not accept the dtype's
-    /// kind (true_divide: the kind of the float it computes in).
+    /// kind (true_divide: the kind of the float it computes in; floor_divide of bools: of the
+    /// policy's `bool_result`).
     #[test]
     fn accepted_kinds_are_the_kernels() {
         let mut refused = 0;
@@ -639,11 +640,11 @@ mod tests {
             }
             let a = Array::zeros(d, vec![1]).unwrap();
             for (name, op) in Op::ALL {
+                let o = crate::promote::Operand::Array(d);
                 let compute = if op == Op::TrueDivide {
-                    let o = crate::promote::Operand::Array(d);
                     jax().true_divide_type(o, o).unwrap()
                 } else {
-                    d
+                    jax().op_type(name, o, o).unwrap()
                 };
                 let got = binary(jax(), op, &Arg::Array(a.clone()), &Arg::Array(a.clone()));
                 let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);

@@ -434,7 +434,7 @@ pub(super) fn plan<'a>(
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
     } else {
-        policy.result_type(oa, ob)
+        policy.op_type(op.name(), oa, ob)
     }
     .map_err(promotion)?;
     accepts(policy, op.name(), compute)?;
