@@ -784,6 +784,28 @@ impl<'a> Validator<'a> {
         None
     }
 
+    /// [`Self::lookup`] of a dtype that must be of one of `kinds` (`what` names them); `None`
+    /// after reporting it.
+    fn lookup_of_kind(
+        &mut self,
+        name: &Spanned<String>,
+        index: &HashMap<String, usize>,
+        dtypes: &[String],
+        (role, kinds, what): (&str, &[dtype::Kind], &str),
+        help: impl FnOnce() -> String,
+    ) -> Option<usize> {
+        let i = self.lookup(name, index, dtypes, role)?;
+        if kinds.contains(&dtype::kind(&dtypes[i])) {
+            return Some(i);
+        }
+        self.error(
+            name.span(),
+            format!("`{}` is not {what} dtype", dtypes[i]),
+            Some(help()),
+        );
+        None
+    }
+
     fn edges(
         &mut self,
         raw: &RawPolicy,
@@ -958,33 +980,18 @@ impl<'a> Validator<'a> {
                 .lowest
                 .as_ref()
                 .and_then(|d| self.lookup(d, index, dtypes, "op accumulator"));
+            use crate::numeric::dtype::Kind::{Signed, Unsigned};
             let lowest_unsigned = r.lowest_unsigned.as_ref().and_then(|d| {
-                let i = self.lookup(d, index, dtypes, "op accumulator")?;
-                if crate::numeric::dtype::kind(&dtypes[i]) != crate::numeric::dtype::Kind::Unsigned
-                {
-                    self.error(
-                        d.span(),
-                        format!("`{}` is not an unsigned integer dtype", dtypes[i]),
-                        Some("`lowest_unsigned` is where unsigned inputs accumulate".into()),
-                    );
-                    return None;
-                }
-                Some(i)
+                let want = ("op accumulator", &[Unsigned][..], "an unsigned integer");
+                self.lookup_of_kind(d, index, dtypes, want, || {
+                    "`lowest_unsigned` is where unsigned inputs accumulate".into()
+                })
             });
             let bool_result = r.bool_result.as_ref().and_then(|d| {
-                let i = self.lookup(d, index, dtypes, "op result")?;
-                if !matches!(
-                    crate::numeric::dtype::kind(&dtypes[i]),
-                    crate::numeric::dtype::Kind::Signed | crate::numeric::dtype::Kind::Unsigned
-                ) {
-                    self.error(
-                        d.span(),
-                        format!("`{}` is not an integer dtype", dtypes[i]),
-                        Some("`bool_result` is the integer dtype bools compute in".into()),
-                    );
-                    return None;
-                }
-                Some(i)
+                let want = ("op result", &[Signed, Unsigned][..], "an integer");
+                self.lookup_of_kind(d, index, dtypes, want, || {
+                    "`bool_result` is the integer dtype bools compute in".into()
+                })
             });
             let mut integer_result_of = Vec::new();
             for (from, to) in r.integer_result_of.iter().flatten() {
