@@ -28,7 +28,8 @@ pub struct Policy {
     pub partial: bool,
     pub weak: Vec<WeakRule>,
     /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted), as JAX
-    /// without x64 turns every 64-bit input into its 32-bit type. In file order.
+    /// without x64 turns every 64-bit input into its 32-bit type. Sorted by dtype name (the
+    /// table is read as a map).
     pub canonical: Vec<(usize, usize)>,
     pub ops: Vec<OpRule>,
     pub formats: Vec<FormatDecl>,
