@@ -404,6 +404,30 @@ def main():
             emit("clip", [a, -math.inf, lo], lambda: torch.clamp(a, -math.inf, lo))
             cond = tensor("bool", [True, False, True, False], (4,))
             emit("where", [cond, a, lo], lambda: torch.where(cond, a, lo))
+    # Python numbers past a float dtype's finite range: clamp raises from any value greater
+    # than the largest finite one (65505.0 into float16, though it rounds to 65504); where
+    # raises into float32 and complex64 (also a where of two Python numbers, whose result is
+    # float32) and rounds to ±inf in float16 and bfloat16
+    fmax = torch.finfo(torch.float32).max
+    past = [1e300, -1e300, fmax * (1 + 2 ** -40), -fmax * (1 + 2 ** -40), fmax, 70000.0,
+            65505.0, math.inf]
+    for x in ["float16", "bfloat16", "float32", "float64", "complex64", "int8", "bool"]:
+        for s in past + [complex(1e39, 0), complex(0, -1e39), complex(math.inf, 1e300)]:
+            if isinstance(s, complex) and x in ("float16", "bfloat16"):
+                continue  # complex32 / bcomplex32
+            cond = tensor("bool", [True, False, True], (3,))
+            a = tensor(x, pick(x, 3), (3,))
+            emit("where", [cond, a, s], lambda: torch.where(cond, a, s))
+            emit("where", [cond, s, a], lambda: torch.where(cond, s, a))
+    cond = tensor("bool", [True, False], (2,))
+    for s, r in [(1e300, True), (1e300, 2.5), (2, -1e300), (fmax, 1), (1e39, complex(1, 1))]:
+        emit("where", [cond, s, r], lambda: torch.where(cond, s, r))
+    for x in ["float16", "bfloat16", "float32"]:
+        a = tensor(x, [0.0, 2.0, -1.0, 1000.0], (4,))
+        for b in [65504.0, 65505.0, 65519.0, -65505.0, 70000, 3.39e38, fmax, fmax * (1 + 2 ** -40),
+                  1e300]:
+            emit("clip", [a, -math.inf, b], lambda: torch.clamp(a, -math.inf, b))
+            emit("clip", [a, b, math.inf], lambda: torch.clamp(a, b, math.inf))
     write_cases("torch", cases, expected)
     print(f"{len(cases)} cases from torch {torch.__version__}")
 

@@ -196,6 +196,21 @@ pub struct Semantics {
     pub float_floor_divide: FloatFloorDivide,
     pub scalar_over_array: ScalarOverArray,
     pub clip_composition: ClipComposition,
+    pub where_scalars: WhereScalars,
+}
+
+/// What `where` does with a Python float (or a part of a Python complex) past the finite range
+/// of the result dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WhereScalars {
+    /// It rounds to ±inf like any operand (NumPy, JAX, TensorFlow).
+    #[default]
+    Round,
+    /// An `overflow` error where the result has 32 bits or more per part, float32 or complex64
+    /// (PyTorch converts it checked: "value cannot be converted to type float without
+    /// overflow", from any value greater than the largest finite float32, even one that would
+    /// round down to it); a float16 or bfloat16 result still rounds it (to ±inf), as PyTorch's.
+    Checked,
 }
 
 /// How `clip(x, lo, hi)` is composed of `maximum` and `minimum`.
@@ -243,8 +258,10 @@ pub enum ClipBounds {
     /// It rounds to ±inf like any operand (NumPy, JAX).
     #[default]
     Round,
-    /// An `overflow` error (PyTorch's `clamp` checks the conversion: "value cannot be
-    /// converted to type c10::Half without overflow"); zero-dim array bounds are not checked.
+    /// An `overflow` error when the bound is greater in magnitude than the result dtype's
+    /// largest finite value, even where it would round down to it (PyTorch's `clamp` checks
+    /// the conversion: "value cannot be converted to type c10::Half without overflow" for
+    /// 65505.0); zero-dim array bounds are not checked.
     Checked,
 }
 
@@ -324,7 +341,7 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 10] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 11] = [
         ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         (
@@ -338,6 +355,7 @@ impl Semantics {
         ("float_floor_divide", &["divmod", "floor-of-quotient"]),
         ("scalar_over_array", &["divide", "reciprocal-times"]),
         ("clip_composition", &["joined", "pairwise"]),
+        ("where_scalars", &["round", "checked"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -381,6 +399,8 @@ impl Semantics {
             }
             ("clip_composition", "joined") => self.clip_composition = ClipComposition::Joined,
             ("clip_composition", "pairwise") => self.clip_composition = ClipComposition::Pairwise,
+            ("where_scalars", "round") => self.where_scalars = WhereScalars::Round,
+            ("where_scalars", "checked") => self.where_scalars = WhereScalars::Checked,
             _ => return false,
         }
         true
@@ -389,7 +409,7 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?}, where_scalars: op::WhereScalars::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
@@ -399,7 +419,8 @@ impl Semantics {
             self.clip_bounds,
             self.float_floor_divide,
             self.scalar_over_array,
-            self.clip_composition
+            self.clip_composition,
+            self.where_scalars
         )
     }
 }

@@ -27,7 +27,7 @@ fn shipped() -> Vec<String> {
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
         ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
-        PythonInt, ScalarOverArray, ScalarPrecision, Semantics, ZeroSign,
+        PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars, ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -43,6 +43,7 @@ fn kernel_conventions_are_generated() {
             float_floor_divide: FloatFloorDivide::Divmod,
             scalar_over_array: ScalarOverArray::ReciprocalTimes,
             clip_composition: ClipComposition::Joined,
+            where_scalars: WhereScalars::Checked,
         }
     );
     assert_eq!(

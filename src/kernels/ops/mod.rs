@@ -25,7 +25,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
     ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
-    PythonInt, ScalarOverArray, ScalarPrecision, ZeroSign,
+    PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 

@@ -787,9 +787,10 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     accepts(policy, "clip", compute)?;
     let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
-    if policy.semantics.clip_bounds == ClipBounds::Checked {
+    if strict {
         for bound in [lo, hi] {
-            checked_bound(bound, &cast(bound)?, compute)?;
+            cast(bound)?; // a Python int out of the dtype's range first
+            checked_bound(bound, compute)?;
         }
     }
     if policy.semantics.clip_composition == ClipComposition::Pairwise {
@@ -816,32 +817,76 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
 }
 
-/// `ClipBounds::Checked`: a finite Python-number bound that became ±inf in `compute` is an
-/// `overflow` error.
-fn checked_bound(bound: &Arg, converted: &Arg, compute: DType) -> Result<(), OpError> {
-    let (finite, shown) = match bound {
-        Arg::Scalar(Scalar::Float(v)) => (v.is_finite(), format!("{v:e}")),
-        Arg::Scalar(Scalar::Int(v)) => (true, v.to_string()),
-        _ => return Ok(()),
-    };
-    let Arg::Array(c) = converted else {
+/// `ClipBounds::Checked`: a Python-number bound greater in magnitude than `compute`'s largest
+/// finite value is an `overflow` error.
+fn checked_bound(bound: &Arg, compute: DType) -> Result<(), OpError> {
+    let Arg::Scalar(s) = bound else {
         return Ok(());
     };
-    let Data::U64(v) = super::astype(c, DType::Float64).data else {
-        return Ok(()); // a complex result: not checked
-    };
-    if finite && f64::from_bits(v[0]).is_infinite() {
-        return err(
-            ErrorKind::Overflow,
-            format!(
-                "the clip bound {} is past {}'s range (PyTorch's clamp raises: \"value cannot be \
-                 converted without overflow\"); pass a bound the result dtype holds",
-                shown,
-                compute.name()
-            ),
-        );
+    if !past_finite_range(*s, compute) {
+        return Ok(());
     }
-    Ok(())
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "the clip bound {} is past {}'s range (PyTorch's clamp raises: \"value cannot be \
+             converted without overflow\"); pass a bound the result dtype holds",
+            shown(*s),
+            compute.name()
+        ),
+    )
+}
+
+/// `WhereScalars::Checked`: a Python float or complex value of `where` greater in magnitude
+/// than the largest finite value of a result of 32 bits or more per part is an `overflow`
+/// error (a float16 or bfloat16 result rounds it).
+fn checked_where_scalar(value: &Arg, compute: DType) -> Result<(), OpError> {
+    let Arg::Scalar(s) = value else {
+        return Ok(());
+    };
+    let wide = matches!(
+        compute,
+        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128
+    );
+    if !wide || !past_finite_range(*s, compute) {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "the Python number {} is past {}'s range (PyTorch's where raises: \"value cannot be \
+             converted without overflow\"); pass a value the result dtype holds, or an array",
+            shown(*s),
+            compute.name()
+        ),
+    )
+}
+
+/// Whether a Python number has a finite value (or part) greater in magnitude than the largest
+/// finite value of the float or complex dtype `compute` (never for other dtypes, nor for ±inf
+/// and NaN, which every float format holds or represents).
+fn past_finite_range(s: Scalar, compute: DType) -> bool {
+    let Some(format) = compute.float_format() else {
+        return false;
+    };
+    let max = format.max_finite().to_f64();
+    let past = |v: f64| v.is_finite() && v.abs() > max;
+    match s {
+        Scalar::Bool(_) => false,
+        Scalar::Int(v) => (v as f64).abs() > max,
+        Scalar::Float(v) => past(v),
+        Scalar::Complex(re, im) => past(re) || past(im),
+    }
+}
+
+/// A Python number as an error message shows it.
+fn shown(s: Scalar) -> String {
+    match s {
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(v) => v.to_string(),
+        Scalar::Float(v) => format!("{v:e}"),
+        Scalar::Complex(re, im) => format!("({re:e}, {im:e})"),
+    }
 }
 
 /// Whether a Python scalar is true as a condition (nonzero; NaN is true, as in NumPy).
@@ -872,6 +917,10 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
     accepts(policy, "where", compute)?;
+    if policy.semantics.where_scalars == WhereScalars::Checked {
+        checked_where_scalar(x, compute)?;
+        checked_where_scalar(y, compute)?;
+    }
     let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
     let cond = match cond {
         Arg::Array(a) => super::astype(a, DType::Bool),
