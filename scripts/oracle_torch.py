@@ -428,6 +428,14 @@ def main():
                   1e300]:
             emit("clip", [a, -math.inf, b], lambda: torch.clamp(a, -math.inf, b))
             emit("clip", [a, b, math.inf], lambda: torch.clamp(a, b, math.inf))
+    # integer division checks its divisors as it computes: an empty result raises nothing
+    for x in ["int8", "uint8", "int64"]:
+        e = tensor(x, [], (0,))
+        for op in ["floor_divide", "remainder"]:
+            for d in [0, False, tensor(x, [0], ()), tensor(x, [0], (1,))]:
+                emit(op, [e, d], lambda: BINARY[op][0](e, d))
+            z = tensor(x, [0, 0], (2, 1))
+            emit(op, [z, tensor(x, [], (0,))], lambda: BINARY[op][0](z, tensor(x, [], (0,))))
     write_cases("torch", cases, expected)
     print(f"{len(cases)} cases from torch {torch.__version__}")
 

@@ -447,9 +447,13 @@ pub(super) fn plan<'a>(
         prepare(a, compute, &shape, conv)?,
         prepare(b, compute, &shape, conv)?,
     );
+    // The libraries check divisors and exponents as they compute: an empty result divides by
+    // nothing (`torch.remainder(int8[0], 0)` and `np.power(int8[0], -1)` are empty).
+    let computes = shape.iter().product::<usize>() > 0;
     if matches!(op, Op::FloorDivide | Op::Remainder)
         && matches!(compute, DType::Int { .. })
         && policy.semantics.integer_division_by_zero == DivisionByZero::Raise
+        && computes
     {
         let t = int_loader(y.array.dtype, compute);
         let n = y.array.len();
@@ -466,7 +470,7 @@ pub(super) fn plan<'a>(
             );
         }
     }
-    if op == Op::Power && matches!(compute, DType::Int { signed: true, .. }) {
+    if op == Op::Power && matches!(compute, DType::Int { signed: true, .. }) && computes {
         let t = int_loader(y.array.dtype, compute);
         let n = y.array.len();
         let mut buf = vec![0i64; n];
