@@ -428,6 +428,27 @@ def main():
                   1e300]:
             emit("clip", [a, -math.inf, b], lambda: torch.clamp(a, -math.inf, b))
             emit("clip", [a, b, math.inf], lambda: torch.clamp(a, b, math.inf))
+    # a Python int from 2**63 on is a uint64, which PyTorch promotes only with a float: where
+    # of two Python numbers raises with an int, bool or complex (two such ints give a uint64
+    # array, left out: the policy has no uint64)
+    big = 2 ** 63
+    cond = tensor("bool", [True, False], (2,))
+    for s, r in [(big, 1.5), (big, 300), (big, True), (big, 1j), (300, big), (2.5, big),
+                 (False, big), (-1, big), (big + 5, 0.5)]:
+        emit("where", [cond, s, r], lambda: torch.where(cond, s, r))
+    for x in ["complex64", "float32", "int64", "bool"]:
+        for zero_dim in [False, True]:
+            a = tensor(x, pick(x, 1 if zero_dim else 2), () if zero_dim else (2,))
+            emit("where", [cond, a, big], lambda: torch.where(cond, a, big))
+            emit("where", [cond, big, a], lambda: torch.where(cond, big, a))
+    # clamp takes both bounds as Python numbers or both as tensors: a mix is a TypeError, but
+    # a zero-dim tensor passes as a number (left out: it then counts as a Python number, not
+    # by its own dtype and category)
+    for x in ["int8", "float32", "bfloat16"]:
+        a = tensor(x, [0, 1, 5], (3,))
+        u = tensor(x, [2, 3, 4], (3,))
+        for lo, hi in [(0, u), (u, 4), (False, u), (u, 2.5)]:
+            emit("clip", [a, lo, hi], lambda: torch.clamp(a, lo, hi))
     # integer division checks its divisors as it computes: an empty result raises nothing
     for x in ["int8", "uint8", "int64"]:
         e = tensor(x, [], (0,))

@@ -197,6 +197,19 @@ pub struct Semantics {
     pub scalar_over_array: ScalarOverArray,
     pub clip_composition: ClipComposition,
     pub where_scalars: WhereScalars,
+    pub clip_mixed_bounds: ClipMixedBounds,
+}
+
+/// Whether `clip` takes one bound as a Python number and the other as an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClipMixedBounds {
+    /// Any mix (NumPy, JAX, TensorFlow).
+    #[default]
+    Allowed,
+    /// `unsupported` when one bound is a Python number and the other an array of one or more
+    /// dimensions: PyTorch's `clamp` takes both as numbers or both as tensors (`clamp(t, 0, u)`
+    /// is a TypeError; a zero-dim tensor passes as a number).
+    Unsupported,
 }
 
 /// What `where` does with a Python float (or a part of a Python complex) past the finite range
@@ -341,7 +354,7 @@ pub enum ScalarPrecision {
 
 impl Semantics {
     /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 11] = [
+    pub const KEYS: [(&'static str, &'static [&'static str]); 12] = [
         ("python_int", &["fit", "wrap", "cast"]),
         ("integer_division_by_zero", &["zero", "raise"]),
         (
@@ -356,6 +369,7 @@ impl Semantics {
         ("scalar_over_array", &["divide", "reciprocal-times"]),
         ("clip_composition", &["joined", "pairwise"]),
         ("where_scalars", &["round", "checked"]),
+        ("clip_mixed_bounds", &["allowed", "unsupported"]),
     ];
 
     /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
@@ -401,6 +415,10 @@ impl Semantics {
             ("clip_composition", "pairwise") => self.clip_composition = ClipComposition::Pairwise,
             ("where_scalars", "round") => self.where_scalars = WhereScalars::Round,
             ("where_scalars", "checked") => self.where_scalars = WhereScalars::Checked,
+            ("clip_mixed_bounds", "allowed") => self.clip_mixed_bounds = ClipMixedBounds::Allowed,
+            ("clip_mixed_bounds", "unsupported") => {
+                self.clip_mixed_bounds = ClipMixedBounds::Unsupported
+            }
             _ => return false,
         }
         true
@@ -409,7 +427,7 @@ impl Semantics {
     /// The Rust expression of these semantics (codegen; `op` is this module).
     pub fn to_rust(self) -> String {
         format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?}, where_scalars: op::WhereScalars::{:?} }}",
+            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?}, where_scalars: op::WhereScalars::{:?}, clip_mixed_bounds: op::ClipMixedBounds::{:?} }}",
             self.python_int,
             self.integer_division_by_zero,
             self.reduced_float_scalars,
@@ -420,7 +438,8 @@ impl Semantics {
             self.float_floor_divide,
             self.scalar_over_array,
             self.clip_composition,
-            self.where_scalars
+            self.where_scalars,
+            self.clip_mixed_bounds
         )
     }
 }

@@ -26,8 +26,9 @@ fn shipped() -> Vec<String> {
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::numeric::op::{
-        ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
-        PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars, ZeroSign,
+        ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
+        FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars,
+        ZeroSign,
     };
     let torch = typejoin::kernels::policy("torch").unwrap();
     assert_eq!(
@@ -44,6 +45,7 @@ fn kernel_conventions_are_generated() {
             scalar_over_array: ScalarOverArray::ReciprocalTimes,
             clip_composition: ClipComposition::Joined,
             where_scalars: WhereScalars::Checked,
+            clip_mixed_bounds: ClipMixedBounds::Unsupported,
         }
     );
     assert_eq!(

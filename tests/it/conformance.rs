@@ -375,7 +375,7 @@ fn library_cases_are_bit_exact(
     (ops, kinds)
 }
 
-/// Issue 17's PyTorch data: 9,236 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
+/// Issue 17's PyTorch data: 9,273 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
 /// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
 /// subnormals, integer limits, overflowing Python ints, division by zero, a Python number over
 /// a tensor as `t.reciprocal() * s`, subtract refusing any bool operand, Python numbers past a

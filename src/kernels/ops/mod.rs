@@ -24,8 +24,8 @@ use crate::kernels::stream::{Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
-    ClipBounds, ClipComposition, ComplexAdd, ComplexNegative, DivisionByZero, FloatFloorDivide,
-    PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
+    ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
+    FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 

@@ -286,27 +286,32 @@ impl Conversion {
 }
 
 /// Every Python int operand is one the policy's library reads: `python_int_fits`, and under
-/// `PythonInt::Wrap` an int from 2^63 on (a uint64 to PyTorch) does not combine with bool
-/// ("Promotion for uint16, uint32, uint64 types is not supported").
+/// `PythonInt::Wrap` an int from 2^63 on (a uint64 to PyTorch) does not combine with a bool
+/// array or with another Python bool, int or complex ("Promotion for uint16, uint32, uint64
+/// types is not supported": PyTorch promotes uint64 only with a float, and a dimensioned or
+/// zero-dim integer, float or complex array outranks the Python number).
 fn python_ints_fit(policy: &Generated, args: &[&Arg]) -> Result<(), OpError> {
     for (k, arg) in args.iter().enumerate() {
         let Arg::Scalar(Scalar::Int(x)) = arg else {
             continue;
         };
         python_int_fits(policy, *x)?;
-        let with_bool = args.iter().enumerate().any(|(j, o)| {
-            j != k
-                && match o {
-                    Arg::Array(a) => a.dtype == DType::Bool,
-                    Arg::Scalar(s) => matches!(s, Scalar::Bool(_)),
-                }
+        let clash = args.iter().enumerate().find_map(|(j, o)| match o {
+            _ if j == k => None,
+            Arg::Array(a) if a.dtype == DType::Bool => Some("a bool array"),
+            Arg::Scalar(Scalar::Bool(_)) => Some("a Python bool"),
+            Arg::Scalar(Scalar::Int(y)) if *y < 1 << 63 => Some("a Python int (int64)"),
+            Arg::Scalar(Scalar::Complex(..)) => Some("a Python complex"),
+            _ => None,
         });
-        if policy.semantics.python_int == PythonInt::Wrap && *x >= 1 << 63 && with_bool {
+        if let (PythonInt::Wrap, true, Some(other)) =
+            (policy.semantics.python_int, *x >= 1 << 63, clash)
+        {
             return err(
                 ErrorKind::Promotion,
                 format!(
                     "Python integer {x} is a uint64 to the {} policy's library, which does not \
-                     promote bool with uint64; use an int64 array",
+                     promote uint64 with {other}; use an int64 array",
                     policy.name
                 ),
             );
@@ -783,6 +788,21 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
         canonical_arg(policy, hi),
     );
     let (x, lo, hi) = (x.as_ref(), lo.as_ref(), hi.as_ref());
+    if policy.semantics.clip_mixed_bounds == ClipMixedBounds::Unsupported {
+        let dimensioned = |a: &Arg| matches!(a, Arg::Array(arr) if !arr.shape.is_empty());
+        let number = |a: &Arg| matches!(a, Arg::Scalar(_));
+        if dimensioned(lo) && number(hi) || number(lo) && dimensioned(hi) {
+            return err(
+                ErrorKind::Unsupported,
+                format!(
+                    "clip with one bound a Python number and the other an array: the {} \
+                     policy's library takes both bounds as numbers or both as arrays (PyTorch's \
+                     clamp raises TypeError); pass both the same way",
+                    policy.name
+                ),
+            );
+        }
+    }
     python_ints_fit(policy, &[x, lo, hi])?;
     accepts_operands(policy, "clip", &[x.operand(), lo.operand(), hi.operand()])?;
     let compute = policy
