@@ -814,7 +814,7 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     if strict {
         for bound in [lo, hi] {
             cast(bound)?; // a Python int out of the dtype's range first
-            checked_bound(bound, compute)?;
+            checked_scalar(bound, compute, "clamp")?;
         }
     }
     if policy.semantics.clip_composition == ClipComposition::Pairwise {
@@ -841,10 +841,11 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
     binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
 }
 
-/// `ClipBounds::Checked`: a Python-number bound greater in magnitude than `compute`'s largest
-/// finite value is an `overflow` error.
-fn checked_bound(bound: &Arg, compute: DType) -> Result<(), OpError> {
-    let Arg::Scalar(s) = bound else {
+/// A Python number that `op` converts checked into `compute` (`ClipBounds::Checked`'s clip
+/// bounds, `WhereScalars::Checked`'s where values): greater in magnitude than the dtype's
+/// largest finite value, it is an `overflow` error.
+fn checked_scalar(value: &Arg, compute: DType, op: &str) -> Result<(), OpError> {
+    let Arg::Scalar(s) = value else {
         return Ok(());
     };
     if !past_finite_range(*s, compute) {
@@ -853,33 +854,8 @@ fn checked_bound(bound: &Arg, compute: DType) -> Result<(), OpError> {
     err(
         ErrorKind::Overflow,
         format!(
-            "the clip bound {} is past {}'s range (PyTorch's clamp raises: \"value cannot be \
-             converted without overflow\"); pass a bound the result dtype holds",
-            shown(*s),
-            compute.name()
-        ),
-    )
-}
-
-/// `WhereScalars::Checked`: a Python float or complex value of `where` greater in magnitude
-/// than the largest finite value of a result of 32 bits or more per part is an `overflow`
-/// error (a float16 or bfloat16 result rounds it).
-fn checked_where_scalar(value: &Arg, compute: DType) -> Result<(), OpError> {
-    let Arg::Scalar(s) = value else {
-        return Ok(());
-    };
-    let wide = matches!(
-        compute,
-        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128
-    );
-    if !wide || !past_finite_range(*s, compute) {
-        return Ok(());
-    }
-    err(
-        ErrorKind::Overflow,
-        format!(
-            "the Python number {} is past {}'s range (PyTorch's where raises: \"value cannot be \
-             converted without overflow\"); pass a value the result dtype holds, or an array",
+            "the Python number {} is past {}'s range (PyTorch's {op} raises: \"value cannot be \
+             converted without overflow\"); pass a value the result dtype holds",
             shown(*s),
             compute.name()
         ),
@@ -941,9 +917,14 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
     accepts(policy, "where", compute)?;
-    if policy.semantics.where_scalars == WhereScalars::Checked {
-        checked_where_scalar(x, compute)?;
-        checked_where_scalar(y, compute)?;
+    // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where.
+    let wide = matches!(
+        compute,
+        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128
+    );
+    if policy.semantics.where_scalars == WhereScalars::Checked && wide {
+        checked_scalar(x, compute, "where")?;
+        checked_scalar(y, compute, "where")?;
     }
     let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
     let cond = match cond {
