@@ -4,7 +4,7 @@
 
 use divan::{Bencher, black_box};
 use typejoin::kernels::cast::{Caster, Unit};
-use typejoin::numeric::format::float_format;
+use typejoin::numeric::dtype::float_format;
 use typejoin::synth::Rng;
 
 fn main() {

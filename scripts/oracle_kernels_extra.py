@@ -6,7 +6,7 @@ Only cases whose result dtype is the same in NumPy and in the shipped JAX policy
 (same-dtype operands, unary ops, comparisons, astype, integer sums), and only values NumPy
 computes IEEE-correctly: power on small integer-valued operands (exact results), sums of
 integers or of integer-valued floats (exact in any order). NaN results are written as the
-positive quiet NaN of their dtype (DESIGN.md). Run from the repository root.
+positive quiet NaN of their dtype (docs/contracts.md). Run from the repository root.
 """
 import json
 import sys

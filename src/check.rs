@@ -12,7 +12,7 @@ use crate::policy::spec::Level;
 use crate::safety::{self, LintResult};
 
 /// Which verifier decides the laws.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// The exhaustive checker alone.
     Exhaustive,
@@ -164,7 +164,7 @@ impl Options {
     }
 }
 
-/// The exit code of a check run (DESIGN.md): 2 when an input could not be read or checked,
+/// The exit code of a check run (docs/contracts.md): 2 when an input could not be read or checked,
 /// else 1 when a law is violated or a denied lint fires, else 2 when a law is undecided,
 /// else 0.
 pub fn exit_code(checked: &[Checked], input_errors: bool) -> u8 {

@@ -13,7 +13,8 @@
 //! - [`safety`]: what every promotion does to values, and the policy's lints;
 //! - [`check`]: laws by the chosen engine plus lints, composed once;
 //! - [`promote`] and [`generated`]: the promotion tables codegen writes for the kernels;
-//! - [`kernels`]: typed arrays, the CPU reference kernels and the conformance runner;
+//! - [`kernels`]: typed arrays and the CPU reference kernels;
+//! - [`jobs`]: the runner's line protocol, `bench`, the `cast` table: the front ends' jobs;
 //! - [`design`]: explain, diff, suggest;
 //! - [`output`]: renderers, one per output format, of every value above (reports, CI
 //!   annotations, tables, casts, safety, diffs, suggestions, diagrams, pages, Rust code).
@@ -44,6 +45,8 @@ pub mod promote;
 pub mod generated;
 
 pub mod kernels;
+
+pub mod jobs;
 
 pub mod design;
 

@@ -3,7 +3,7 @@
 //! join; they read this table.
 
 use crate::numeric::dtype::DType;
-use crate::numeric::op::{Kinds, Semantics};
+use crate::numeric::op::{Kinds, OpId, Semantics};
 
 /// "No join" in a generated table.
 pub const UNDEFINED: u8 = u8::MAX;
@@ -25,17 +25,27 @@ pub struct Generated {
     pub sum_lowest: Option<u8>,
     /// `sum`: unsigned inputs below this dtype accumulate in it (`lowest_unsigned`).
     pub sum_lowest_unsigned: Option<u8>,
-    /// What a bool join of each listed op computes and returns as (`[ops.X] bool_result`).
-    pub op_bool_result: &'static [(&'static str, u8)],
+    /// The kernel dtype of each node's own dtype, by node (`None`: a weak or category node, or
+    /// a dtype with no array type in the kernels, such as PyTorch's complex32).
+    pub node_dtype: &'static [Option<DType>],
+    /// The node of an array of each dtype, by [`DType::id`] (`UNDEFINED`: not in the policy).
+    pub array_node: [u8; DType::COUNT],
+    /// The node of a zero-dim array of each dtype, by [`DType::id`]: its `dtype@0d` where the
+    /// policy has operand categories, else its array's node.
+    pub zero_dim_node: [u8; DType::COUNT],
+    /// The node of a Python bool, int, float and complex ([`ScalarKind`] order).
+    pub scalar_node: [u8; 4],
     /// The kinds each listed op accepts in this policy (`[ops.X] kinds`), in place of the op
     /// catalogue's.
-    pub op_kinds: &'static [(&'static str, Kinds)],
+    pub op_kinds: &'static [(OpId, Kinds)],
+    /// What a bool join of each listed op computes and returns as (`[ops.X] bool_result`).
+    pub op_bool_result: &'static [(OpId, u8)],
     /// The kinds each listed op accepts of every operand, whatever the computation dtype
     /// (`[ops.X] operand_kinds`: PyTorch's subtract refuses a bool operand).
-    pub op_operand_kinds: &'static [(&'static str, Kinds)],
-    /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted), by
-    /// index: JAX without x64 converts every 64-bit input to its 32-bit type.
-    pub canonical: &'static [(u8, u8)],
+    pub op_operand_kinds: &'static [(OpId, Kinds)],
+    /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted): JAX
+    /// without x64 converts every 64-bit input to its 32-bit type.
+    pub canonical: &'static [(DType, DType)],
     /// The kernels' conventions (`[kernels]`).
     pub semantics: Semantics,
 }
@@ -79,45 +89,40 @@ impl Generated {
     pub fn canonical_dtype(&self, d: DType) -> DType {
         self.canonical
             .iter()
-            .find(|&&(f, _)| self.dtypes[f as usize] == d.name())
-            .and_then(|&(_, t)| DType::named(self.dtypes[t as usize]))
-            .unwrap_or(d)
+            .find(|&&(f, _)| f == d)
+            .map_or(d, |&(_, t)| t)
     }
 
-    /// The policy's index of an operand (an array's after `[canonical]`).
+    /// The policy's node of an operand (an array's after `[canonical]`).
     fn index(&self, o: Operand) -> Result<usize, PromotionError> {
-        let o = match o {
-            Operand::Array(d) => Operand::Array(self.canonical_dtype(d)),
-            Operand::ZeroDim(d) => Operand::ZeroDim(self.canonical_dtype(d)),
-            scalar => scalar,
-        };
-        if let Operand::ZeroDim(d) = o {
-            let node = format!("{}@0d", d.name());
-            if let Some(i) = self.dtypes.iter().position(|n| *n == node) {
-                return Ok(i);
+        let (node, name) = match o {
+            Operand::Array(d) => {
+                let d = self.canonical_dtype(d);
+                (self.array_node[d.id()], d.name())
             }
-            return self.index(Operand::Array(d));
-        }
-        let name = match o {
-            Operand::Array(d) | Operand::ZeroDim(d) => d.name(),
-            Operand::Scalar(ScalarKind::Bool) => "bool",
-            Operand::Scalar(ScalarKind::Int) => "i*",
-            Operand::Scalar(ScalarKind::Float) => "f*",
-            Operand::Scalar(ScalarKind::Complex) => "c*",
+            Operand::ZeroDim(d) => {
+                let d = self.canonical_dtype(d);
+                (self.zero_dim_node[d.id()], d.name())
+            }
+            Operand::Scalar(k) => (
+                self.scalar_node[k as usize],
+                ["bool", "i*", "f*", "c*"][k as usize],
+            ),
         };
-        self.dtypes.iter().position(|d| *d == name).ok_or_else(|| {
-            PromotionError(
+        if node == UNDEFINED {
+            return Err(PromotionError(
                 format!("the {} policy has no dtype {name}", self.name),
                 Failure::NoJoin,
-            )
-        })
+            ));
+        }
+        Ok(node as usize)
     }
 
     fn n(&self) -> usize {
         self.dtypes.len()
     }
 
-    /// The concrete dtype of an index (materialising a weak type).
+    /// The concrete dtype of a node (materialising a weak type).
     fn concrete(&self, i: usize) -> Result<DType, PromotionError> {
         let m = self.materialise[i];
         if m == UNDEFINED {
@@ -129,7 +134,7 @@ impl Generated {
                 Failure::NoJoin,
             ));
         }
-        DType::named(self.dtypes[m as usize]).ok_or_else(|| {
+        self.node_dtype[m as usize].ok_or_else(|| {
             PromotionError(
                 format!(
                     "{} has no array type in the reference kernels",
@@ -142,17 +147,16 @@ impl Generated {
 
     /// The kinds of computation dtype `op` accepts in this policy: its `[ops.X] kinds`, else
     /// the op catalogue's.
-    pub fn kinds(&self, op: &str) -> Option<Kinds> {
+    pub fn kinds(&self, op: OpId) -> Kinds {
         self.op_kinds
             .iter()
             .find(|(o, _)| *o == op)
-            .map(|(_, k)| *k)
-            .or_else(|| crate::numeric::op::info(op).map(|i| i.kinds))
+            .map_or(op.info().kinds, |(_, k)| *k)
     }
 
     /// The kinds `op` accepts of each operand in this policy (`[ops.X] operand_kinds`); `None`:
     /// any operand whose computation dtype the op accepts.
-    pub fn operand_kinds(&self, op: &str) -> Option<Kinds> {
+    pub fn operand_kinds(&self, op: OpId) -> Option<Kinds> {
         self.op_operand_kinds
             .iter()
             .find(|(o, _)| *o == op)
@@ -210,7 +214,7 @@ impl Generated {
 
     /// The computation (and result) dtype of `op` on `a` and `b` before kind checks: the join,
     /// or the op's `bool_result` when that join is bool (JAX floors bools as int32).
-    pub fn op_type(&self, op: &str, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+    pub fn op_type(&self, op: OpId, a: Operand, b: Operand) -> Result<DType, PromotionError> {
         let j = self.join_index(a, b)?;
         match self.op_bool_result.iter().find(|(o, _)| *o == op) {
             Some(&(_, r)) if self.concrete(j)? == DType::Bool => self.concrete(r as usize),

@@ -284,6 +284,7 @@ pub fn call<'py>(
             })
         }
     };
+    let op = ops::parse_op(op).map_err(|e| kernel_error(py, e))?;
     let mut made = None;
     let big = args
         .iter()

@@ -228,7 +228,7 @@ class _Ruleset:
 
 
 class Policy(_Ruleset):
-    """A promotion policy: a DAG of dtypes (``lattices/*.toml``, docs/format.md)."""
+    """A promotion policy: a DAG of dtypes (``lattices/*.toml``, docs/file-formats.md)."""
 
     @classmethod
     def from_toml(cls, text: str, path: str = "<string>.toml") -> "Policy":
@@ -248,7 +248,7 @@ class Policy(_Ruleset):
         """Where a new dtype ``name`` can go (``typejoin suggest --format json``);
         ``format_of`` declares its format when the name is not in the catalogue (e.g.
         ``"exponent_bits=4,mantissa_bits=3,bias=7"``: the fields of a ``[formats]`` table,
-        docs/format.md)."""
+        docs/file-formats.md)."""
         doc, _ = self._native.suggest(name, format_of, max_degree, top)
         return json.loads(doc)
 
@@ -258,7 +258,7 @@ class Table(_Ruleset):
 
     @classmethod
     def from_json(cls, text: str, path: str = "<string>.json") -> "Table":
-        """A table from observed-table JSON (docs/format.md)."""
+        """A table from observed-table JSON (docs/file-formats.md)."""
         loaded = _load_text(path, text)
         if not isinstance(loaded, Table):
             raise PolicyError(f"{path}: not an observed table")

@@ -1,6 +1,6 @@
 """Measuring a live library's binary promotion table in this process, as an observed table.
 
-``dump(name)`` returns the observed-table document (docs/format.md) of the installed library
+``dump(name)`` returns the observed-table document (docs/file-formats.md) of the installed library
 ``name``; :meth:`typejoin.Table.from_library` parses it, ``scripts/dump_table.py`` writes it.
 
 LIBRARY is one of:

@@ -1,6 +1,6 @@
 //! The `bench` command: time one kernel, print one JSON line.
 
-use typejoin::kernels::bench::{Spec, measure};
+use typejoin::jobs::bench::{Spec, measure};
 use typejoin::policy::diag::LoadError;
 
 pub(crate) fn bench(spec: &Spec) -> Result<u8, LoadError> {

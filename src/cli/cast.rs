@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use typejoin::kernels::cast::{self, Values};
+use typejoin::jobs::cast::{self, Values};
 use typejoin::output;
 use typejoin::policy::diag::{Diagnostic, LoadError};
 

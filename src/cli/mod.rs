@@ -22,7 +22,71 @@ mod table;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use typejoin::check::Engine;
+use typejoin::jobs::bench::Values;
 use typejoin::safety::Engine as SafetyEngine;
+
+/// A library enum as a clap argument: the library knows nothing of clap, so each option enum
+/// it takes has a mirror here, with the variants' help.
+macro_rules! value_enum {
+    ($(#[doc = $doc:literal])* $name:ident => $lib:ident { $($(#[doc = $d:literal])* $v:ident),+ $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+        pub enum $name {
+            $($(#[doc = $d])* $v),+
+        }
+
+        impl From<$name> for $lib {
+            fn from(x: $name) -> $lib {
+                match x {
+                    $($name::$v => $lib::$v),+
+                }
+            }
+        }
+
+        impl From<$lib> for $name {
+            fn from(x: $lib) -> $name {
+                match x {
+                    $($lib::$v => $name::$v),+
+                }
+            }
+        }
+    };
+}
+
+value_enum! {
+    /// Which verifier decides the laws.
+    EngineArg => Engine {
+        /// The exhaustive checker alone.
+        Exhaustive,
+        /// z3 alone (its witnesses confirmed on the table).
+        Z3,
+        /// Both, cross-checked witness for witness.
+        Both,
+    }
+}
+
+value_enum! {
+    /// Which engine decides conversions of sources wider than 16 bits.
+    SafetyEngineArg => SafetyEngine {
+        /// Boundary-value search only.
+        Search,
+        /// Search, then z3 (falls back to the search's answer, marked `search`, when z3 cannot
+        /// encode the conversion or gives up).
+        Z3,
+    }
+}
+
+value_enum! {
+    /// What `bench`'s operands hold.
+    ValuesArg => Values {
+        /// Floats (and complex parts) drawn from N(0, 1) and rounded to the dtype; integers and
+        /// bool over their full range: what an array library's users compute on.
+        Normal,
+        /// Random bit patterns: every encoding as likely (NaN, ±∞, subnormals and huge values
+        /// are common, which sends float arithmetic and casts down their slow paths).
+        Bits,
+    }
+}
 
 use typejoin::Input;
 use typejoin::output::render::ReportOptions;
@@ -75,8 +139,8 @@ pub(crate) enum Cmd {
         #[arg(short, long)]
         verbose: bool,
         /// Which verifier decides: the exhaustive checker, z3, or both (cross-checked).
-        #[arg(long, value_enum, default_value_t = Engine::default())]
-        engine: Engine,
+        #[arg(long, value_enum, default_value_t = EngineArg::from(Engine::default()))]
+        engine: EngineArg,
         /// z3's time limit per query, in milliseconds; a timeout is reported as unknown.
         #[arg(long, default_value_t = 10_000)]
         timeout: u32,
@@ -117,7 +181,7 @@ pub(crate) enum Cmd {
         #[arg(long, default_value = "jax", value_parser = generated_policies())]
         policy: String,
         /// The longest line read, in bytes; a longer one is answered with an `input` error.
-        #[arg(long, default_value_t = typejoin::kernels::conformance::DEFAULT_MAX_LINE_BYTES)]
+        #[arg(long, default_value_t = typejoin::jobs::conformance::DEFAULT_MAX_LINE_BYTES)]
         max_line_bytes: usize,
         /// The largest array a kernel creates (a broadcast or reduction result), in elements.
         #[arg(long, default_value_t = typejoin::kernels::ops::DEFAULT_MAX_ELEMENTS)]
@@ -150,8 +214,8 @@ pub(crate) enum Cmd {
         runs: usize,
         /// The operands' values: `normal` (floats from N(0, 1), integers over their range) or
         /// `bits` (random bit patterns: many NaN, ±inf, subnormals).
-        #[arg(long, value_enum, default_value_t)]
-        data: typejoin::kernels::bench::Values,
+        #[arg(long, value_enum, default_value_t = ValuesArg::from(Values::default()))]
+        data: ValuesArg,
     },
     /// The Hasse diagram of a policy, edges styled by safety class: DOT text, or SVG/PNG by
     /// the `dot` binary (chosen by the output's extension).
@@ -203,8 +267,8 @@ pub(crate) enum Cmd {
         format: SafetyFormat,
         /// How sources wider than 16 bits are decided: a boundary-value search, or the search
         /// followed by z3's proof (the default when built with z3).
-        #[arg(long, value_enum, default_value_t = SafetyEngine::default())]
-        engine: SafetyEngine,
+        #[arg(long, value_enum, default_value_t = SafetyEngineArg::from(SafetyEngine::default()))]
+        engine: SafetyEngineArg,
     },
     /// Print the join table of a policy or observed table.
     Table {
@@ -470,7 +534,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 verbose,
                 color,
             },
-            (engine, prove_lints),
+            (engine.into(), prove_lints),
             timeout,
             (err_color, cli.max_errors),
         ),
@@ -483,7 +547,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => run::run_cases(
             &cases,
             &policy,
-            typejoin::kernels::conformance::Limits { max_line_bytes },
+            typejoin::jobs::conformance::Limits { max_line_bytes },
             max_elements,
         ),
         Cmd::Docs {
@@ -506,7 +570,7 @@ pub fn run(cli: Cli) -> ExitCode {
             policy,
             runs,
             data,
-        } => bench::bench(&typejoin::kernels::bench::Spec {
+        } => bench::bench(&typejoin::jobs::bench::Spec {
             op: &op,
             lhs: &lhs,
             rhs: rhs.as_deref(),
@@ -515,7 +579,7 @@ pub fn run(cli: Cli) -> ExitCode {
             threads,
             policy: &policy,
             runs,
-            data,
+            data: data.into(),
         }),
         Cmd::Prove {
             file,
@@ -543,7 +607,7 @@ pub fn run(cli: Cli) -> ExitCode {
             file,
             format,
             engine,
-        } => safety::safety(&file, format, engine),
+        } => safety::safety(&file, format, engine.into()),
         Cmd::Cast {
             src,
             dst,

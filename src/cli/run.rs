@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::kernels::conformance::{Limits, run_stream};
+use typejoin::jobs::conformance::{Limits, run_stream};
 use typejoin::policy::diag::{Diagnostic, LoadError};
 
 /// Answers every case of a JSON-lines file (or stdin), streaming.

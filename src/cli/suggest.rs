@@ -35,7 +35,7 @@ pub(crate) fn suggest(
             typejoin::design::suggest::parse_format(f).map_err(|e| {
                 usage(
                     format!("--format-of `{f}`: {e}"),
-                    "see docs/format.md, [formats]",
+                    "see docs/file-formats.md, [formats]",
                 )
             })
         })

@@ -952,7 +952,7 @@ fn suggest_plain(
 /// (validated as in a policy file).
 pub fn parse_format(text: &str) -> Result<FormatDecl, SuggestError> {
     if let Some(name) = crate::numeric::dtype::canonical(text)
-        && let Some(f) = crate::numeric::format::float_format(name)
+        && let Some(f) = crate::numeric::dtype::float_format(name)
     {
         return Ok(FormatDecl {
             dtype: 0,

@@ -3,6 +3,7 @@
 //         `git log --find-object=c3279618afc279434e3f937bc3c2bb15e59a69ad` lists the commits holding this version
 //! The `jax-x32` promotion policy: JAX promotion, jax_enable_x64=False, standard mode, generated from a lattice whose laws hold.
 
+use crate::numeric::dtype::DType;
 use crate::numeric::op;
 use crate::promote::{Generated, UNDEFINED as U};
 
@@ -91,16 +92,24 @@ pub static POLICY: Generated = Generated {
     true_divide: &[28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, 28, U, U],
     sum_lowest: Some(13) /* int32 */,
     sum_lowest_unsigned: Some(6) /* uint32 */,
+    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
+    node_dtype: &[Some(DType::Bool), Some(DType::Int { bits: 1, signed: false }), Some(DType::Int { bits: 2, signed: false }), Some(DType::Int { bits: 4, signed: false }), Some(DType::Int { bits: 8, signed: false }), Some(DType::Int { bits: 16, signed: false }), Some(DType::Int { bits: 32, signed: false }), Some(DType::Int { bits: 64, signed: false }), Some(DType::Int { bits: 1, signed: true }), Some(DType::Int { bits: 2, signed: true }), Some(DType::Int { bits: 4, signed: true }), Some(DType::Int { bits: 8, signed: true }), Some(DType::Int { bits: 16, signed: true }), Some(DType::Int { bits: 32, signed: true }), Some(DType::Int { bits: 64, signed: true }), Some(DType::Small(10)), Some(DType::Small(11)), Some(DType::Small(12)), Some(DType::Small(2)), Some(DType::Small(3)), Some(DType::Small(4)), Some(DType::Small(5)), Some(DType::Small(6)), Some(DType::Small(7)), Some(DType::Small(8)), Some(DType::Small(9)), Some(DType::Small(0)), Some(DType::Small(1)), Some(DType::Float32), Some(DType::Float64), Some(DType::Complex64), Some(DType::Complex128), None, None, None],
+    // the node of an array of each dtype, by DType::id (U: not in the policy)
+    array_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31],
+    // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
+    zero_dim_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31],
+    // the node of a Python bool, int, float, complex
+    scalar_node: [0, 32, 33, 34],
     op_kinds: &[
     ],
     op_bool_result: &[
-        ("floor_divide", 13), // int32
-        ("power", 13), // int32
-        ("remainder", 13), // int32
+        (op::OpId::of("floor_divide"), 13), // int32
+        (op::OpId::of("power"), 13), // int32
+        (op::OpId::of("remainder"), 13), // int32
     ],
     op_operand_kinds: &[
     ],
     // [canonical]: (dtype, what an array of it is promoted as)
-    canonical: &[(31, 30) /* complex128 → complex64 */, (29, 28) /* float64 → float32 */, (14, 13) /* int64 → int32 */, (7, 6) /* uint64 → uint32 */],
+    canonical: &[(DType::Complex128, DType::Complex64), (DType::Float64, DType::Float32), (DType::Int { bits: 64, signed: true }, DType::Int { bits: 32, signed: true }), (DType::Int { bits: 64, signed: false }, DType::Int { bits: 32, signed: false })],
     semantics: op::Semantics { python_int: op::PythonInt::Fit, integer_division_by_zero: op::DivisionByZero::Zero, reduced_float_scalars: op::ScalarPrecision::Result, remainder_zero_sign: op::ZeroSign::Divisor, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Parts, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Joined, where_scalars: op::WhereScalars::Round, clip_mixed_bounds: op::ClipMixedBounds::Allowed },
 };

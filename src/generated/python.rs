@@ -3,6 +3,7 @@
 //         `git log --find-object=33e73dd39ec1226a874f8d333ab8554b489f802a` lists the commits holding this version
 //! The `python` promotion policy: Python built-in numeric promotion: bool → int → float → complex, generated from a lattice whose laws hold.
 
+use crate::numeric::dtype::DType;
 use crate::numeric::op;
 use crate::promote::{Generated, UNDEFINED as U};
 
@@ -29,6 +30,14 @@ pub static POLICY: Generated = Generated {
     true_divide: &[U, U, U, U],
     sum_lowest: None,
     sum_lowest_unsigned: None,
+    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
+    node_dtype: &[Some(DType::Bool), None, None, None],
+    // the node of an array of each dtype, by DType::id (U: not in the policy)
+    array_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
+    // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
+    zero_dim_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
+    // the node of a Python bool, int, float, complex
+    scalar_node: [0, 1, 2, 3],
     op_kinds: &[
     ],
     op_bool_result: &[

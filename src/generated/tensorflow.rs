@@ -3,6 +3,7 @@
 //         `git log --find-object=4802297259f420571ab47099c4f6cef49f931303` lists the commits holding this version
 //! The `tensorflow` promotion policy: TensorFlow 2.21 flexible dtypes, dtype_conversion_mode="all" (weak tensors as category nodes), generated from a lattice whose laws hold.
 
+use crate::numeric::dtype::DType;
 use crate::numeric::op;
 use crate::promote::{Generated, UNDEFINED as U};
 
@@ -61,20 +62,28 @@ pub static POLICY: Generated = Generated {
     true_divide: &[12, 11, 11, 12, 12, 11, 11, 12, 12, U, U, U, U, U, U, 12, U, U, 12, U],
     sum_lowest: None,
     sum_lowest_unsigned: None,
+    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
+    node_dtype: &[Some(DType::Bool), Some(DType::Int { bits: 8, signed: false }), Some(DType::Int { bits: 16, signed: false }), Some(DType::Int { bits: 32, signed: false }), Some(DType::Int { bits: 64, signed: false }), Some(DType::Int { bits: 8, signed: true }), Some(DType::Int { bits: 16, signed: true }), Some(DType::Int { bits: 32, signed: true }), Some(DType::Int { bits: 64, signed: true }), Some(DType::Small(0)), Some(DType::Small(1)), Some(DType::Float32), Some(DType::Float64), Some(DType::Complex64), Some(DType::Complex128), None, None, None, None, None],
+    // the node of an array of each dtype, by DType::id (U: not in the policy)
+    array_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14],
+    // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
+    zero_dim_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14],
+    // the node of a Python bool, int, float, complex
+    scalar_node: [0, 15, 16, 17],
     op_kinds: &[
-        ("absolute", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: true }),
-        ("add", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
-        ("clip", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
-        ("greater", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("greater_equal", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("less", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("less_equal", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("maximum", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
-        ("minimum", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
-        ("multiply", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
-        ("negative", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: true }),
-        ("power", op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: false }),
-        ("sum", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
+        (op::OpId::of("absolute"), op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: true }),
+        (op::OpId::of("add"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
+        (op::OpId::of("clip"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("greater"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("greater_equal"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("less"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("less_equal"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("maximum"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("minimum"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("multiply"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
+        (op::OpId::of("negative"), op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: true }),
+        (op::OpId::of("power"), op::Kinds { bool: false, signed: true, unsigned: false, float: true, complex: false }),
+        (op::OpId::of("sum"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],
     op_bool_result: &[
     ],

@@ -3,6 +3,7 @@
 //         `git log --find-object=9ec16992f7e6dc237055496f3fcce7ed0f4d48f8` lists the commits holding this version
 //! The `torch-float64` promotion policy: PyTorch 2.15 promotion by operand category after torch.set_default_dtype(torch.float64), generated from a lattice whose laws hold.
 
+use crate::numeric::dtype::DType;
 use crate::numeric::op;
 use crate::promote::{Generated, UNDEFINED as U};
 
@@ -81,20 +82,28 @@ pub static POLICY: Generated = Generated {
     true_divide: &[9, 9, 9, 9, 9, 9, U, U, U, U, U, U, U, U, 9, 9, 9, 9, 9, U, U, U, U, U, U, U, U, 9, U, U],
     sum_lowest: Some(5) /* int64 */,
     sum_lowest_unsigned: None,
+    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
+    node_dtype: &[Some(DType::Bool), Some(DType::Int { bits: 8, signed: false }), Some(DType::Int { bits: 8, signed: true }), Some(DType::Int { bits: 16, signed: true }), Some(DType::Int { bits: 32, signed: true }), Some(DType::Int { bits: 64, signed: true }), Some(DType::Small(1)), Some(DType::Small(0)), Some(DType::Float32), Some(DType::Float64), None, None, Some(DType::Complex64), Some(DType::Complex128), None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None],
+    // the node of an array of each dtype, by DType::id (U: not in the policy)
+    array_node: [0, U, U, U, 1, U, U, U, U, U, U, 2, 3, 4, 5, 8, 9, 7, 6, U, U, U, U, U, U, U, U, U, U, U, 12, 13],
+    // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
+    zero_dim_node: [0, U, U, U, 14, U, U, U, U, U, U, 15, 16, 17, 18, 21, 22, 20, 19, U, U, U, U, U, U, U, U, U, U, U, 25, 26],
+    // the node of a Python bool, int, float, complex
+    scalar_node: [0, 27, 28, 29],
     op_kinds: &[
-        ("absolute", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
-        ("clip", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
-        ("greater", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("greater_equal", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("less", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("less_equal", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("maximum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
-        ("minimum", op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("absolute"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
+        (op::OpId::of("clip"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("greater"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("greater_equal"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("less"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("less_equal"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("maximum"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
+        (op::OpId::of("minimum"), op::Kinds { bool: true, signed: true, unsigned: true, float: true, complex: false }),
     ],
     op_bool_result: &[
     ],
     op_operand_kinds: &[
-        ("subtract", op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
+        (op::OpId::of("subtract"), op::Kinds { bool: false, signed: true, unsigned: true, float: true, complex: true }),
     ],
     // [canonical]: (dtype, what an array of it is promoted as)
     canonical: &[],

@@ -32,7 +32,7 @@
 use std::arch::x86_64::*;
 
 use crate::kernels::cast::Narrow;
-use crate::kernels::ops::Op;
+use crate::kernels::ops::vocab::Op;
 use crate::kernels::stream::Store;
 
 /// The byte order that makes `widen64`'s unpacks produce elements in order: position `p` of the
@@ -67,30 +67,6 @@ impl Bytes {
     }
 }
 
-#[cfg(test)]
-thread_local! {
-    static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Switches these kernels and the loops compiled for AVX-512 off (or back on) for the calling
-/// thread, so that tests can hold the AVX2 and portable paths they replace to the same results
-/// on a CPU that has AVX-512. They are chosen on the thread that calls the op, before any work
-/// is split.
-#[cfg(test)]
-pub(crate) fn set_enabled(on: bool) {
-    ENABLED.with(|e| e.set(on));
-}
-
-/// Whether code compiled for AVX-512 may run on this thread: always, but in tests that switch
-/// it off (`set_enabled`). The generic loops built for AVX-512 (`ops::fused_go`) check it too.
-pub(crate) fn enabled() -> bool {
-    #[cfg(test)]
-    if !ENABLED.with(|e| e.get()) {
-        return false;
-    }
-    true
-}
-
 /// Widening and narrowing constants for one format of at most 8 bits, and the canonical-NaN map.
 pub(crate) struct Kernel8 {
     /// The code → float32 bits table (the codec's cast), and as byte planes.
@@ -113,9 +89,9 @@ pub(crate) struct Kernel8 {
 
 impl Kernel8 {
     /// Whether these kernels run: the CPU has them, and (in tests) they are not switched off
-    /// on this thread (`set_enabled`).
+    /// on this thread (`stream::set_avx512_enabled`).
     pub(crate) fn available() -> bool {
-        enabled() && Kernel8::cpu_has()
+        crate::kernels::stream::avx512_enabled() && Kernel8::cpu_has()
     }
 
     /// Whether this CPU has AVX-512 F, BW and VBMI (detected once; cached by std).

@@ -1,16 +1,14 @@
 //! The CPU reference kernels: typed arrays ([`array`]), elementwise ops, casts, reductions
 //! ([`ops`], [`cast`]), the SIMD loops they run on ([`stream`], `avx512`), the allocator that
-//! gives large arrays huge pages ([`alloc`]), and the conformance runner's line protocol
-//! ([`conformance`]). Result dtypes come from the generated promotion tables
+//! gives large arrays huge pages ([`alloc`]). The jobs of the front ends that run them (the
+//! conformance runner, `bench`, the `cast` table) are [`crate::jobs`]'. Result dtypes come from the generated promotion tables
 //! ([`crate::generated`]); kernels never compute a join.
 
 pub mod alloc;
 pub mod array;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512;
-pub mod bench;
 pub mod cast;
-pub mod conformance;
 pub mod ops;
 pub mod stream;
 

@@ -63,6 +63,30 @@ fn parse_size(s: &str) -> Option<usize> {
     digits.parse::<usize>().ok()?.checked_mul(unit)
 }
 
+#[cfg(test)]
+thread_local! {
+    static ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Switches the AVX-512 kernels (`avx512`) and the loops compiled for AVX-512 off (or back on) for the calling
+/// thread, so that tests can hold the AVX2 and portable paths they replace to the same results
+/// on a CPU that has AVX-512. They are chosen on the thread that calls the op, before any work
+/// is split.
+#[cfg(test)]
+pub(crate) fn set_avx512_enabled(on: bool) {
+    ENABLED.with(|e| e.set(on));
+}
+
+/// Whether code compiled for AVX-512 may run on this thread: always, but in tests that switch
+/// it off (`set_avx512_enabled`). The generic loops built for AVX-512 (`ops::fused_go`) check it too.
+pub(crate) fn avx512_enabled() -> bool {
+    #[cfg(test)]
+    if !ENABLED.with(|e| e.get()) {
+        return false;
+    }
+    true
+}
+
 /// How a loop writes its output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Store {
@@ -177,7 +201,7 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
 /// The widest vector instructions the elementwise loops use: the same loop is compiled for
 /// AVX-512 (F, BW, VL, DQ: twice AVX2's lanes, mask registers for the selects, 64-bit integer
 /// ↔ float conversions), for AVX2, and for the baseline. `detect` reads the test switch of the
-/// thread it runs on (`avx512::set_enabled`), so the ops call it before splitting work; the
+/// thread it runs on (`set_avx512_enabled`), so the ops call it before splitting work; the
 /// cast kernels (`kernel::map_lanes`) call it per chunk, so the switch reaches them only for
 /// arrays too small to split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,7 +217,7 @@ impl Isa {
     pub(crate) fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::kernels::avx512::enabled()
+            if avx512_enabled()
                 && std::arch::is_x86_feature_detected!("avx512bw")
                 && std::arch::is_x86_feature_detected!("avx512vl")
                 && std::arch::is_x86_feature_detected!("avx512dq")

@@ -4,7 +4,7 @@
 //! name anything a library prints. The catalogue is what lets the CLI accept `i8` for `int8`, lay
 //! diagrams out by kind, and rank witnesses from the familiar to the exotic.
 
-use crate::numeric::format::{FloatFormat, SMALL_FLOATS, float_format};
+use crate::numeric::format::{FloatFormat, IntTarget, Source};
 
 /// What family a dtype belongs to. Drives layout, witness ranking and short codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -224,6 +224,91 @@ impl Simplicity {
     }
 }
 
+/// Every float format of the built-in catalogue, by canonical name.
+pub fn float_format(name: &str) -> Option<FloatFormat> {
+    use crate::numeric::format::NanEncoding::*;
+    let f = FloatFormat::new;
+    Some(match name {
+        "float64" => FloatFormat::float64(),
+        "float32" => FloatFormat::float32(),
+        "float16" => f(name, 5, 10, 15, true, Ieee, 2),
+        "bfloat16" => f(name, 8, 7, 127, true, Ieee, 2),
+        "float8_e3m4" => f(name, 3, 4, 3, true, Ieee, 1),
+        "float8_e4m3" => f(name, 4, 3, 7, true, Ieee, 1),
+        "float8_e5m2" => f(name, 5, 2, 15, true, Ieee, 1),
+        "float8_e4m3fn" => f(name, 4, 3, 7, false, AllOnes, 1),
+        "float8_e4m3fnuz" => f(name, 4, 3, 8, false, NegativeZero, 1),
+        "float8_e4m3b11fnuz" => f(name, 4, 3, 11, false, NegativeZero, 1),
+        "float8_e5m2fnuz" => f(name, 5, 2, 16, false, NegativeZero, 1),
+        "float8_e8m0fnu" => FloatFormat {
+            signed: false,
+            subnormals: false,
+            ..f(name, 8, 0, 127, false, AllOnes, 1)
+        },
+        "float6_e2m3fn" => f(name, 2, 3, 1, false, None, 1),
+        "float6_e3m2fn" => f(name, 3, 2, 3, false, None, 1),
+        "float4_e2m1fn" => f(name, 2, 1, 1, false, None, 1),
+        _ => return Option::None,
+    })
+}
+
+/// The float formats of the catalogue of at most 16 bits (what `cast --all` enumerates).
+pub const SMALL_FLOATS: &[&str] = &[
+    "bfloat16",
+    "float16",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+];
+
+// The catalogue's formats of a name, for the codec's two sides (defined here, beside the
+// catalogue, so that `format` knows nothing of names).
+impl Source {
+    /// The catalogue format of a canonical name (bool is the 1-bit unsigned integer).
+    pub fn named(name: &str) -> Option<Source> {
+        if let Some(f) = float_format(name) {
+            return Some(Source::Float(f));
+        }
+        let d = info(name)?;
+        match d.kind {
+            Kind::Bool => Some(Source::Int {
+                bits: 1,
+                signed: false,
+            }),
+            Kind::Signed => Some(Source::Int {
+                bits: d.bits,
+                signed: true,
+            }),
+            Kind::Unsigned => Some(Source::Int {
+                bits: d.bits,
+                signed: false,
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl IntTarget {
+    /// The integer or bool dtype of a canonical name.
+    pub fn named(name: &str) -> Option<IntTarget> {
+        if name == "bool" {
+            return Some(IntTarget::Bool);
+        }
+        match Source::named(name)? {
+            Source::Int { bits, signed } => Some(IntTarget::Int { bits, signed }),
+            Source::Float(_) => None,
+        }
+    }
+}
+
 /// A concrete (non-weak) dtype the kernels compute with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
@@ -234,7 +319,7 @@ pub enum DType {
     },
     Float32,
     Float64,
-    /// A float format of at most 16 bits: an index into `format::SMALL_FLOATS`.
+    /// A float format of at most 16 bits: an index into `dtype::SMALL_FLOATS`.
     Small(u8),
     Complex64,
     Complex128,
@@ -265,6 +350,54 @@ impl Unit {
 }
 
 impl DType {
+    /// How many concrete dtypes there are; every [`DType::id`] is below it.
+    pub const COUNT: usize = 32;
+    pub const BFLOAT16: DType = DType::Small(0);
+    pub const FLOAT16: DType = DType::Small(1);
+
+    /// A dense id, for tables indexed by dtype (the generated policies'): bool 0, the unsigned
+    /// integers by width 1–7, the signed ones 8–14, float32 15, float64 16, the small floats
+    /// 17–29 in [`SMALL_FLOATS`] order, complex64 30, complex128 31.
+    pub const fn id(self) -> usize {
+        match self {
+            DType::Bool => 0,
+            DType::Int { bits, signed } => {
+                (if signed { 8 } else { 1 }) + bits.trailing_zeros() as usize
+            }
+            DType::Float32 => 15,
+            DType::Float64 => 16,
+            DType::Small(i) => 17 + i as usize,
+            DType::Complex64 => 30,
+            DType::Complex128 => 31,
+        }
+    }
+
+    /// The dtype of an id ([`DType::id`]'s inverse); `None` at or past [`DType::COUNT`].
+    pub const fn from_id(id: usize) -> Option<DType> {
+        Some(match id {
+            0 => DType::Bool,
+            1..=7 => DType::Int {
+                bits: 1 << (id - 1),
+                signed: false,
+            },
+            8..=14 => DType::Int {
+                bits: 1 << (id - 8),
+                signed: true,
+            },
+            15 => DType::Float32,
+            16 => DType::Float64,
+            17..=29 => DType::Small((id - 17) as u8),
+            30 => DType::Complex64,
+            31 => DType::Complex128,
+            _ => return None,
+        })
+    }
+
+    /// Every concrete dtype, in id order.
+    pub fn all() -> impl Iterator<Item = DType> {
+        (0..DType::COUNT).filter_map(DType::from_id)
+    }
+
     /// The dtype of a canonical name (weak names and names outside the catalogue have none).
     pub fn named(name: &str) -> Option<DType> {
         Some(match name {
@@ -382,6 +515,21 @@ impl DType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids are dense and invertible, and every dtype's name names it back.
+    #[test]
+    fn dtype_ids_are_dense_and_name_their_dtype() {
+        assert_eq!(SMALL_FLOATS.len(), 13);
+        let all: Vec<DType> = DType::all().collect();
+        assert_eq!(all.len(), DType::COUNT);
+        for (i, d) in all.iter().enumerate() {
+            assert_eq!(d.id(), i);
+            assert_eq!(DType::named(d.name()), Some(*d), "{}", d.name());
+        }
+        assert_eq!(DType::from_id(DType::COUNT), None);
+        assert_eq!(DType::BFLOAT16.name(), "bfloat16");
+        assert_eq!(DType::FLOAT16.name(), "float16");
+    }
 
     #[test]
     fn codes_are_unique_and_resolve() {

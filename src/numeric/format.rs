@@ -36,8 +36,8 @@ pub struct FloatFormat {
 }
 
 impl FloatFormat {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
+    /// A signed format with subnormals (the catalogue's constructor, `dtype::float_format`).
+    pub(crate) fn new(
         name: &str,
         e: u32,
         m: u32,
@@ -212,6 +212,10 @@ impl FloatFormat {
         FloatFormat::new("float64", 11, 52, 1023, true, NanEncoding::Ieee, 8)
     }
 
+    pub fn float32() -> FloatFormat {
+        FloatFormat::new("float32", 8, 23, 127, true, NanEncoding::Ieee, 4)
+    }
+
     /// Decodes a bit pattern (upper bits beyond the format's width are ignored).
     pub fn decode(&self, bits: u64) -> Value {
         let w = self.width();
@@ -361,51 +365,6 @@ fn round_shift(mant: u128, shift: i32) -> u128 {
     }
 }
 
-/// Every float format of the built-in catalogue, by canonical name.
-pub fn float_format(name: &str) -> Option<FloatFormat> {
-    use NanEncoding::*;
-    let f = FloatFormat::new;
-    Some(match name {
-        "float64" => FloatFormat::float64(),
-        "float32" => f(name, 8, 23, 127, true, Ieee, 4),
-        "float16" => f(name, 5, 10, 15, true, Ieee, 2),
-        "bfloat16" => f(name, 8, 7, 127, true, Ieee, 2),
-        "float8_e3m4" => f(name, 3, 4, 3, true, Ieee, 1),
-        "float8_e4m3" => f(name, 4, 3, 7, true, Ieee, 1),
-        "float8_e5m2" => f(name, 5, 2, 15, true, Ieee, 1),
-        "float8_e4m3fn" => f(name, 4, 3, 7, false, AllOnes, 1),
-        "float8_e4m3fnuz" => f(name, 4, 3, 8, false, NegativeZero, 1),
-        "float8_e4m3b11fnuz" => f(name, 4, 3, 11, false, NegativeZero, 1),
-        "float8_e5m2fnuz" => f(name, 5, 2, 16, false, NegativeZero, 1),
-        "float8_e8m0fnu" => FloatFormat {
-            signed: false,
-            subnormals: false,
-            ..f(name, 8, 0, 127, false, AllOnes, 1)
-        },
-        "float6_e2m3fn" => f(name, 2, 3, 1, false, None, 1),
-        "float6_e3m2fn" => f(name, 3, 2, 3, false, None, 1),
-        "float4_e2m1fn" => f(name, 2, 1, 1, false, None, 1),
-        _ => return Option::None,
-    })
-}
-
-/// The float formats of the catalogue of at most 16 bits (what `cast --all` enumerates).
-pub const SMALL_FLOATS: &[&str] = &[
-    "bfloat16",
-    "float16",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-    "float4_e2m1fn",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-];
-
 /// Any source format of a cast: a float format, or a two's-complement / unsigned integer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -414,29 +373,6 @@ pub enum Source {
 }
 
 impl Source {
-    /// The catalogue format of a canonical name (bool is the 1-bit unsigned integer).
-    pub fn named(name: &str) -> Option<Source> {
-        if let Some(f) = float_format(name) {
-            return Some(Source::Float(f));
-        }
-        let d = crate::numeric::dtype::info(name)?;
-        match d.kind {
-            crate::numeric::dtype::Kind::Bool => Some(Source::Int {
-                bits: 1,
-                signed: false,
-            }),
-            crate::numeric::dtype::Kind::Signed => Some(Source::Int {
-                bits: d.bits,
-                signed: true,
-            }),
-            crate::numeric::dtype::Kind::Unsigned => Some(Source::Int {
-                bits: d.bits,
-                signed: false,
-            }),
-            _ => None,
-        }
-    }
-
     /// Significant bits of a pattern.
     pub fn width(&self) -> u32 {
         match self {
@@ -486,17 +422,6 @@ pub enum IntTarget {
 }
 
 impl IntTarget {
-    /// The integer or bool dtype of a canonical name.
-    pub fn named(name: &str) -> Option<IntTarget> {
-        if name == "bool" {
-            return Some(IntTarget::Bool);
-        }
-        match Source::named(name)? {
-            Source::Int { bits, signed } => Some(IntTarget::Int { bits, signed }),
-            Source::Float(_) => None,
-        }
-    }
-
     pub fn storage_bytes(self) -> u32 {
         match self {
             IntTarget::Bool => 1,
@@ -520,7 +445,7 @@ impl IntTarget {
     /// modulo 2^bits, as NumPy's and ml_dtypes' integer casts do. Floats truncate toward zero;
     /// a result outside the destination's range saturates and NaN becomes 0, as JAX (XLA) and
     /// Rust's `as` define it. NumPy leaves those cases to the C cast, whose result depends on
-    /// the source type and the platform (docs/formats.md); for every in-range value all agree.
+    /// the source type and the platform (docs/numeric-formats.md); for every in-range value all agree.
     pub fn convert(self, src: &Source, bits: u64) -> u64 {
         self.convert_value(src.decode(bits), matches!(src, Source::Float(_)))
     }
@@ -601,7 +526,7 @@ pub fn cast_bits(src: &FloatFormat, dst: &FloatFormat, bits: u64) -> u64 {
 /// ml_dtypes' bfloat16 → float32 (a bit shift) and bfloat16 → float64 (through float32).
 fn native_nan(src: &FloatFormat, dst: &FloatFormat, bits: u64, neg: bool) -> Option<u64> {
     if src.name == "bfloat16" && matches!(dst.name.as_str(), "float32" | "float64") {
-        let f32f = float_format("float32").expect("catalogue");
+        let f32f = FloatFormat::float32();
         let widened = bits << 16;
         return if dst.name == "float32" {
             Some(widened)
@@ -633,6 +558,7 @@ fn native_nan(src: &FloatFormat, dst: &FloatFormat, bits: u64, neg: bool) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::dtype::{SMALL_FLOATS, float_format};
 
     fn fmt(n: &str) -> FloatFormat {
         float_format(n).unwrap()

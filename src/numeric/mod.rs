@@ -1,7 +1,9 @@
 //! Numbers, knowing nothing of policies: the dtype catalogue (names, short codes, kinds) and the
 //! one concrete [`DType`](dtype::DType) the kernels compute with, and the exact codec of every
-//! numeric format ([`format`]), and the op catalogue ([`op`]). Everything else reads values through here.
+//! numeric format ([`format`]), the op catalogue ([`op`]) and the kernel conventions a policy
+//! declares ([`conventions`]). Everything else reads values through here.
 
+pub mod conventions;
 pub mod dtype;
 pub mod format;
 pub mod op;

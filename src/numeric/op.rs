@@ -6,6 +6,10 @@
 
 use crate::numeric::dtype::Kind;
 
+// The kernel conventions, declared in their own module; `op::Semantics` and its enums are named
+// here by generated code.
+pub use crate::numeric::conventions::*;
+
 /// How many operands an op takes, and of what sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arity {
@@ -176,272 +180,75 @@ pub fn info(name: &str) -> Option<&'static OpInfo> {
     CATALOGUE.iter().find(|o| o.name == name)
 }
 
+/// An op of the catalogue, by its place in [`CATALOGUE`]: the typed identity the kernels and
+/// the generated tables use below the edge, where a name was parsed once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OpId(u8);
+
+impl OpId {
+    /// The op of a name, or `None`.
+    pub fn named(name: &str) -> Option<OpId> {
+        CATALOGUE
+            .iter()
+            .position(|o| o.name == name)
+            .map(|i| OpId(i as u8))
+    }
+
+    /// The op of a name known when compiling (generated tables, the kernels' own ops): a name
+    /// outside the catalogue fails to compile.
+    pub const fn of(name: &str) -> OpId {
+        let mut i = 0;
+        while i < CATALOGUE.len() {
+            if eq(CATALOGUE[i].name.as_bytes(), name.as_bytes()) {
+                return OpId(i as u8);
+            }
+            i += 1;
+        }
+        panic!("not an op of the catalogue")
+    }
+
+    /// The op at place `i` of the catalogue (the kernels' `Op` variants are its first places).
+    pub const fn at(i: usize) -> OpId {
+        assert!(i < CATALOGUE.len());
+        OpId(i as u8)
+    }
+
+    pub fn info(self) -> &'static OpInfo {
+        &CATALOGUE[self.0 as usize]
+    }
+
+    /// The op's place in [`CATALOGUE`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    pub const SUM: OpId = OpId::of("sum");
+    pub const CLIP: OpId = OpId::of("clip");
+    pub const WHERE: OpId = OpId::of("where");
+    pub const ASTYPE: OpId = OpId::of("astype");
+}
+
+const fn eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Every op's name, in catalogue order.
 pub fn names() -> impl Iterator<Item = &'static str> {
     CATALOGUE.iter().map(|o| o.name)
-}
-
-/// How a policy's kernels treat what promotion leaves open: the library's conventions for
-/// Python ints, integer division by zero and Python scalars with 16-bit floats
-/// (`[kernels]` in a policy file; docs/format.md). The default is NumPy 2's (and JAX's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Semantics {
-    pub python_int: PythonInt,
-    pub integer_division_by_zero: DivisionByZero,
-    pub reduced_float_scalars: ScalarPrecision,
-    pub remainder_zero_sign: ZeroSign,
-    pub complex_negative: ComplexNegative,
-    pub complex_add: ComplexAdd,
-    pub clip_bounds: ClipBounds,
-    pub float_floor_divide: FloatFloorDivide,
-    pub scalar_over_array: ScalarOverArray,
-    pub clip_composition: ClipComposition,
-    pub where_scalars: WhereScalars,
-    pub clip_mixed_bounds: ClipMixedBounds,
-}
-
-/// Whether `clip` takes one bound as a Python number and the other as an array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ClipMixedBounds {
-    /// Any mix (NumPy, JAX, TensorFlow).
-    #[default]
-    Allowed,
-    /// `unsupported` when one bound is a Python number and the other an array of one or more
-    /// dimensions: PyTorch's `clamp` takes both as numbers or both as tensors (`clamp(t, 0, u)`
-    /// is a TypeError; a zero-dim tensor passes as a number).
-    Unsupported,
-}
-
-/// What `where` does with a Python float (or a part of a Python complex) past the finite range
-/// of the result dtype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum WhereScalars {
-    /// It rounds to ±inf like any operand (NumPy, JAX, TensorFlow).
-    #[default]
-    Round,
-    /// An `overflow` error where the result has 32 bits or more per part, float32 or complex64
-    /// (PyTorch converts it checked: "value cannot be converted to type float without
-    /// overflow", from any value greater than the largest finite float32, even one that would
-    /// round down to it); a float16 or bfloat16 result still rounds it (to ±inf), as PyTorch's.
-    Checked,
-}
-
-/// How `clip(x, lo, hi)` is composed of `maximum` and `minimum`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ClipComposition {
-    /// The three operands converted once to their n-ary join, then
-    /// `minimum(maximum(x, lo), hi)`: a lower bound above the upper gives the upper (NumPy,
-    /// JAX, PyTorch's `clamp`).
-    #[default]
-    Joined,
-    /// `maximum(minimum(x, hi), lo)`, two binary ops each promoting its own pair (a Python int
-    /// converts into the first pair's join: `clip(uint32, 0.5, -3)` bounds by 2³² − 3), and
-    /// the result must keep `x`'s shape: a lower bound above the upper gives the lower
-    /// (TensorFlow's `clip_by_value`).
-    Pairwise,
-}
-
-/// What `true_divide` computes when a Python number is divided by an array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ScalarOverArray {
-    /// The quotient, rounded once (NumPy, JAX, TensorFlow).
-    #[default]
-    Divide,
-    /// The array's reciprocal times the number, `t.reciprocal() * s`, as PyTorch's `s / t`
-    /// computes it (two roundings: `3.0 / float32 7.0` is 0.42857146, the quotient
-    /// 0.42857143).
-    ReciprocalTimes,
-}
-
-/// What `floor_divide` computes in a float dtype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum FloatFloorDivide {
-    /// The floor of the exact quotient, by NumPy's `npy_divmod` (Python's `//`; NumPy, JAX,
-    /// PyTorch): `1.0 // 0.1` is 9.0, 0.1 being a little above one tenth.
-    #[default]
-    Divmod,
-    /// The floor of the quotient rounded to the dtype, `floor(a / b)` (TensorFlow's
-    /// `floordiv`): `1.0 // 0.1` is 10.0, the quotient 9.99… having rounded to 10.
-    FloorOfQuotient,
-}
-
-/// What `clip` does with a Python-number bound past the result dtype's finite range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ClipBounds {
-    /// It rounds to ±inf like any operand (NumPy, JAX).
-    #[default]
-    Round,
-    /// An `overflow` error when the bound is greater in magnitude than the result dtype's
-    /// largest finite value, even where it would round down to it (PyTorch's `clamp` checks
-    /// the conversion: "value cannot be converted to type c10::Half without overflow" for
-    /// 65505.0); zero-dim array bounds are not checked.
-    Checked,
-}
-
-/// How `add` and `subtract` compute in a complex dtype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ComplexAdd {
-    /// Part by part (NumPy, JAX).
-    #[default]
-    Parts,
-    /// `a + α·b` with α = ±1 + 0i and a complex product: an infinite or NaN part of `b` makes
-    /// the other part NaN (`0 · inf`), as PyTorch's `add(a, b, alpha)` does.
-    Alpha,
-}
-
-/// How `negative` treats the zero parts of a complex number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ComplexNegative {
-    /// Each part's sign flips: −(+0) is −0 (NumPy, JAX).
-    #[default]
-    Flip,
-    /// `0 − z`: a zero part becomes +0 (PyTorch's CPU kernel).
-    ZeroMinus,
-}
-
-/// The sign of a zero float `remainder`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ZeroSign {
-    /// The divisor's (NumPy: `remainder(0.0, -inf)` is −0.0).
-    #[default]
-    Divisor,
-    /// The dividend's, as C's `fmod` leaves it (PyTorch: `remainder(0.0, -inf)` is 0.0).
-    Dividend,
-}
-
-/// What a Python int operand may hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PythonInt {
-    /// It must fit the policy's Python-int type (`i*`'s materialisation) and the result dtype,
-    /// else `overflow` (NumPy 2, JAX).
-    #[default]
-    Fit,
-    /// Any value in [−2⁶³, 2⁶⁴) wraps into an integer result (2⁶³ … 2⁶⁴ − 1 are taken as
-    /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
-    Wrap,
-    /// It must fit the policy's Python-int type (`overflow` otherwise), then is cast to the
-    /// operands' join: it wraps into an integer one (also where an op rule then makes the
-    /// result a float: `uint8 / -129` divides by 127) and is rounded into a float one
-    /// (TensorFlow: a Python int is an int32 and `int8 + 300` adds 44).
-    Cast,
-}
-
-/// What integer `floor_divide` and `remainder` do with a zero divisor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum DivisionByZero {
-    /// The result is 0 (NumPy, with a warning; JAX).
-    #[default]
-    Zero,
-    /// A `zero-division` error (PyTorch raises ZeroDivisionError).
-    Raise,
-}
-
-/// At what precision a scalar operand (a Python number or a zero-dim array) enters
-/// `multiply`, `true_divide` and `floor_divide` when the result is float16 or bfloat16.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ScalarPrecision {
-    /// Rounded to the result dtype first, like every operand (NumPy, JAX).
-    #[default]
-    Result,
-    /// Rounded to float32 from its own value, the op computed in float32 and rounded to the
-    /// result dtype, when the scalar is the second operand (PyTorch's CPU kernels read it as
-    /// `opmath_t`; `add` and `subtract` round it to the result dtype first).
-    Float32,
-    /// Rounded to the result dtype through float32 (twice: TensorFlow converts a Python number
-    /// to a float32 tensor, then casts it), then the op as on any operand.
-    ViaFloat32,
-}
-
-impl Semantics {
-    /// The `[kernels]` keys and their values, for the parser and its messages.
-    pub const KEYS: [(&'static str, &'static [&'static str]); 12] = [
-        ("python_int", &["fit", "wrap", "cast"]),
-        ("integer_division_by_zero", &["zero", "raise"]),
-        (
-            "reduced_float_scalars",
-            &["result", "float32", "via-float32"],
-        ),
-        ("remainder_zero_sign", &["divisor", "dividend"]),
-        ("complex_negative", &["flip", "zero-minus"]),
-        ("complex_add", &["parts", "alpha"]),
-        ("clip_bounds", &["round", "checked"]),
-        ("float_floor_divide", &["divmod", "floor-of-quotient"]),
-        ("scalar_over_array", &["divide", "reciprocal-times"]),
-        ("clip_composition", &["joined", "pairwise"]),
-        ("where_scalars", &["round", "checked"]),
-        ("clip_mixed_bounds", &["allowed", "unsupported"]),
-    ];
-
-    /// Sets `key` to `value` (names of [`Semantics::KEYS`]); `false` when either is unknown.
-    pub fn set(&mut self, key: &str, value: &str) -> bool {
-        match (key, value) {
-            ("python_int", "fit") => self.python_int = PythonInt::Fit,
-            ("python_int", "wrap") => self.python_int = PythonInt::Wrap,
-            ("python_int", "cast") => self.python_int = PythonInt::Cast,
-            ("integer_division_by_zero", "zero") => {
-                self.integer_division_by_zero = DivisionByZero::Zero
-            }
-            ("integer_division_by_zero", "raise") => {
-                self.integer_division_by_zero = DivisionByZero::Raise
-            }
-            ("reduced_float_scalars", "result") => {
-                self.reduced_float_scalars = ScalarPrecision::Result
-            }
-            ("reduced_float_scalars", "float32") => {
-                self.reduced_float_scalars = ScalarPrecision::Float32
-            }
-            ("reduced_float_scalars", "via-float32") => {
-                self.reduced_float_scalars = ScalarPrecision::ViaFloat32
-            }
-            ("remainder_zero_sign", "divisor") => self.remainder_zero_sign = ZeroSign::Divisor,
-            ("remainder_zero_sign", "dividend") => self.remainder_zero_sign = ZeroSign::Dividend,
-            ("complex_negative", "flip") => self.complex_negative = ComplexNegative::Flip,
-            ("complex_negative", "zero-minus") => {
-                self.complex_negative = ComplexNegative::ZeroMinus
-            }
-            ("complex_add", "parts") => self.complex_add = ComplexAdd::Parts,
-            ("complex_add", "alpha") => self.complex_add = ComplexAdd::Alpha,
-            ("clip_bounds", "round") => self.clip_bounds = ClipBounds::Round,
-            ("clip_bounds", "checked") => self.clip_bounds = ClipBounds::Checked,
-            ("float_floor_divide", "divmod") => self.float_floor_divide = FloatFloorDivide::Divmod,
-            ("float_floor_divide", "floor-of-quotient") => {
-                self.float_floor_divide = FloatFloorDivide::FloorOfQuotient
-            }
-            ("scalar_over_array", "divide") => self.scalar_over_array = ScalarOverArray::Divide,
-            ("scalar_over_array", "reciprocal-times") => {
-                self.scalar_over_array = ScalarOverArray::ReciprocalTimes
-            }
-            ("clip_composition", "joined") => self.clip_composition = ClipComposition::Joined,
-            ("clip_composition", "pairwise") => self.clip_composition = ClipComposition::Pairwise,
-            ("where_scalars", "round") => self.where_scalars = WhereScalars::Round,
-            ("where_scalars", "checked") => self.where_scalars = WhereScalars::Checked,
-            ("clip_mixed_bounds", "allowed") => self.clip_mixed_bounds = ClipMixedBounds::Allowed,
-            ("clip_mixed_bounds", "unsupported") => {
-                self.clip_mixed_bounds = ClipMixedBounds::Unsupported
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// The Rust expression of these semantics (codegen; `op` is this module).
-    pub fn to_rust(self) -> String {
-        format!(
-            "op::Semantics {{ python_int: op::PythonInt::{:?}, integer_division_by_zero: op::DivisionByZero::{:?}, reduced_float_scalars: op::ScalarPrecision::{:?}, remainder_zero_sign: op::ZeroSign::{:?}, complex_negative: op::ComplexNegative::{:?}, complex_add: op::ComplexAdd::{:?}, clip_bounds: op::ClipBounds::{:?}, float_floor_divide: op::FloatFloorDivide::{:?}, scalar_over_array: op::ScalarOverArray::{:?}, clip_composition: op::ClipComposition::{:?}, where_scalars: op::WhereScalars::{:?}, clip_mixed_bounds: op::ClipMixedBounds::{:?} }}",
-            self.python_int,
-            self.integer_division_by_zero,
-            self.reduced_float_scalars,
-            self.remainder_zero_sign,
-            self.complex_negative,
-            self.complex_add,
-            self.clip_bounds,
-            self.float_floor_divide,
-            self.scalar_over_array,
-            self.clip_composition,
-            self.where_scalars,
-            self.clip_mixed_bounds
-        )
-    }
 }
 
 impl Kinds {

@@ -1,6 +1,6 @@
 //! The `cast` command's table: text (one line per element), JSON, or raw destination storage.
 
-use crate::kernels::cast::Table;
+use crate::jobs::cast::Table;
 
 /// One line per element: source bits and value, destination bits and value.
 pub fn text(t: &Table) -> String {

@@ -3,6 +3,7 @@
 //! `promote::Generated` the kernels consume. Pure text; the CLI refuses a policy whose laws fail
 //! and writes the files atomically. Nothing here reads `src/generated/` (no bootstrapping).
 
+use crate::numeric::dtype::DType;
 use crate::order::lattice::JoinTable;
 use crate::policy::provenance::Provenance;
 use crate::policy::spec::Policy;
@@ -51,6 +52,7 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
             .as_deref()
             .map_or(String::new(), |x| format!(": {}", x.trim_end_matches('.')))
     );
+    s += "use crate::numeric::dtype::DType;\n";
     s += "use crate::numeric::op;\n";
     s += "use crate::promote::{Generated, UNDEFINED as U};\n\n";
     s += "#[rustfmt::skip]\n";
@@ -115,24 +117,51 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         "    sum_lowest_unsigned: {},\n",
         rule("sum", &|r| r.lowest_unsigned)
     );
+    // The nodes each operand lands on, by dtype id: the kernels look nothing up by name.
+    let node = |name: &str| policy.dtypes.iter().position(|d| d == name);
+    let u8_or_u = |i: Option<usize>| i.map_or("U".to_string(), idx);
+    let ids: Vec<(usize, DType)> = DType::all().map(|d| (d.id(), d)).collect();
+    s += "    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)\n";
+    let node_dtype: Vec<String> = policy
+        .dtypes
+        .iter()
+        .map(|d| DType::named(d).map_or("None".to_string(), |t| format!("Some({})", rust(t))))
+        .collect();
+    s += &format!("    node_dtype: &[{}],\n", node_dtype.join(", "));
+    s += "    // the node of an array of each dtype, by DType::id (U: not in the policy)\n";
+    let array: Vec<String> = ids.iter().map(|&(_, d)| u8_or_u(node(d.name()))).collect();
+    s += &format!("    array_node: [{}],\n", array.join(", "));
+    s += "    // the node of a zero-dim array of each dtype: its dtype@0d, else its array's\n";
+    let zero_dim: Vec<String> = ids
+        .iter()
+        .map(|&(_, d)| u8_or_u(node(&format!("{}@0d", d.name())).or_else(|| node(d.name()))))
+        .collect();
+    s += &format!("    zero_dim_node: [{}],\n", zero_dim.join(", "));
+    s += "    // the node of a Python bool, int, float, complex\n";
+    let scalars: Vec<String> = ["bool", "i*", "f*", "c*"]
+        .iter()
+        .map(|n| u8_or_u(node(n)))
+        .collect();
+    s += &format!("    scalar_node: [{}],\n", scalars.join(", "));
+    let op_id = |op: &str| format!("op::OpId::of({op:?})");
     s += "    op_kinds: &[\n";
     for r in &policy.ops {
         if let Some(k) = r.kinds {
-            s += &format!("        ({:?}, {}),\n", r.op, k.to_rust());
+            s += &format!("        ({}, {}),\n", op_id(&r.op), k.to_rust());
         }
     }
     s += "    ],\n";
     s += "    op_bool_result: &[\n";
     for r in &policy.ops {
         if let Some(b) = r.bool_result {
-            s += &format!("        ({:?}, {b}), // {}\n", r.op, policy.dtypes[b]);
+            s += &format!("        ({}, {b}), // {}\n", op_id(&r.op), policy.dtypes[b]);
         }
     }
     s += "    ],\n";
     s += "    op_operand_kinds: &[\n";
     for r in &policy.ops {
         if let Some(k) = r.operand_kinds {
-            s += &format!("        ({:?}, {}),\n", r.op, k.to_rust());
+            s += &format!("        ({}, {}),\n", op_id(&r.op), k.to_rust());
         }
     }
     s += "    ],\n";
@@ -140,17 +169,23 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
     let canonical: Vec<String> = policy
         .canonical
         .iter()
-        .map(|&(f, t)| {
-            format!(
-                "({f}, {t}) /* {} → {} */",
-                policy.dtypes[f], policy.dtypes[t]
-            )
+        .filter_map(|&(f, t)| {
+            let (a, b) = (
+                DType::named(&policy.dtypes[f])?,
+                DType::named(&policy.dtypes[t])?,
+            );
+            Some(format!("({}, {})", rust(a), rust(b)))
         })
         .collect();
     s += &format!("    canonical: &[{}],\n", canonical.join(", "));
     s += &format!("    semantics: {},\n", policy.kernels.to_rust());
     s += "};\n";
     s
+}
+
+/// A dtype as a Rust expression (`DType::Int { bits: 8, signed: true }`).
+fn rust(d: DType) -> String {
+    format!("DType::{d:?}")
 }
 
 /// `mod.rs` of the generated directory: every module, and `ALL`.

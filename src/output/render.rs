@@ -1,5 +1,5 @@
 //! Renderings of law reports: human (optionally coloured) and JSON (the `check --format json`
-//! contract of DESIGN.md).
+//! contract of docs/contracts.md).
 
 use serde_json::{Value, json};
 

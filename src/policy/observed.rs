@@ -1,6 +1,6 @@
 //! Observed promotion tables (`observed/*.json`): what a library actually returns.
 //!
-//! The format is DESIGN.md's: `name`, `library`, `version`, `dtypes`, `result[a][b]` (`null`
+//! The format is docs/file-formats.md's: `name`, `library`, `version`, `dtypes`, `result[a][b]` (`null`
 //! where the library raises). `unsupported_dtypes` (the design notes' tables mark dtypes the
 //! library did not have) are dropped, and a result naming one counts as undefined.
 
@@ -110,15 +110,18 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let src = Source::new(path, text);
     if text.trim().is_empty() {
         return Err(LoadError::one(
-            src.error(0..0, "the table file is empty")
-                .with_help("an observed table needs `dtypes` and `result`; see docs/format.md"),
+            src.error(0..0, "the table file is empty").with_help(
+                "an observed table needs `dtypes` and `result`; see docs/file-formats.md",
+            ),
         ));
     }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         let offset = offset_of(text, e.line(), e.column());
         LoadError::one(
             src.error(offset..offset + 1, format!("invalid JSON: {e}"))
-                .with_help("fix the syntax; an observed table is one JSON object (docs/format.md)"),
+                .with_help(
+                    "fix the syntax; an observed table is one JSON object (docs/file-formats.md)",
+                ),
         )
     })?;
     let keys = KeyIndex::new(text);
@@ -128,7 +131,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let Some(obj) = value.as_object() else {
         return Err(LoadError::one(
             src.error(0..1, "an observed table must be a JSON object")
-                .with_help("see docs/format.md for the format"),
+                .with_help("see docs/file-formats.md for the format"),
         ));
     };
     let string_list = |key: &str, errors: &mut Vec<Diagnostic>| -> Vec<String> {

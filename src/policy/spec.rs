@@ -330,7 +330,7 @@ pub fn parse_policy(path: &str, text: &str) -> Result<Policy, LoadError> {
     if text.trim().is_empty() {
         return Err(LoadError::one(
             src.error(0..0, "the policy file is empty").with_help(
-                "a policy needs at least `name`, `dtypes` and `[promotes]`; see docs/format.md",
+                "a policy needs at least `name`, `dtypes` and `[promotes]`; see docs/file-formats.md",
             ),
         ));
     }
@@ -383,7 +383,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
             ),
         });
     } else if message.starts_with("missing field") {
-        d = d.with_help("see docs/format.md for the required keys");
+        d = d.with_help("see docs/file-formats.md for the required keys");
     } else if message.contains("expected a sequence")
         && d.source_line.trim_start().starts_with("partial")
     {
@@ -472,7 +472,7 @@ impl<'a> Validator<'a> {
                         format!("did you mean `{s}`? A new dtype needs a `[formats.{name}]` table")
                     }
                     None => format!(
-                        "declare its format in a `[formats.{name}]` table, or use a catalogue name (docs/format.md)"
+                        "declare its format in a `[formats.{name}]` table, or use a catalogue name (docs/file-formats.md)"
                     ),
                 };
                 self.error(d.span(), format!("unknown dtype `{name}`"), Some(help));
@@ -539,13 +539,14 @@ impl<'a> Validator<'a> {
         })
     }
 
-    /// `[kernels]`: each key one of `Semantics::KEYS`, with one of its values.
+    /// `[kernels]`: each key one of [`CONVENTIONS`](crate::numeric::conventions::CONVENTIONS),
+    /// with one of its values.
     fn kernels(&mut self, raw: &RawPolicy) -> crate::numeric::op::Semantics {
-        use crate::numeric::op::Semantics;
+        use crate::numeric::conventions::{CONVENTIONS, Semantics};
         let mut out = Semantics::default();
         for (key, value) in &raw.kernels {
-            let Some((_, values)) = Semantics::KEYS.iter().find(|(k, _)| k == key.get_ref()) else {
-                let keys = Semantics::KEYS.iter().map(|(k, _)| *k);
+            let Some(convention) = CONVENTIONS.iter().find(|c| c.key == key.get_ref()) else {
+                let keys = CONVENTIONS.iter().map(|c| c.key);
                 let help = match did_you_mean(key.get_ref(), keys.clone()) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => format!(
@@ -570,8 +571,8 @@ impl<'a> Validator<'a> {
                     ),
                     Some(format!(
                         "use {}",
-                        values
-                            .iter()
+                        convention
+                            .names()
                             .map(|v| format!("\"{v}\""))
                             .collect::<Vec<_>>()
                             .join(" or ")
@@ -1175,10 +1176,10 @@ impl<'a> Validator<'a> {
                         continue;
                     };
                     let c = of.get_ref();
-                    let known = crate::numeric::format::float_format(c).is_some()
+                    let known = crate::numeric::dtype::float_format(c).is_some()
                         || floats.contains(&c.as_str());
                     if !known {
-                        let help = match did_you_mean(c, crate::numeric::format::SMALL_FLOATS.iter().copied().chain(["float32", "float64"]).chain(floats.iter().copied())) {
+                        let help = match did_you_mean(c, crate::numeric::dtype::SMALL_FLOATS.iter().copied().chain(["float32", "float64"]).chain(floats.iter().copied())) {
                             Some(s) => format!("did you mean `{s}`?"),
                             None => "name a catalogue float (`float16`, `bfloat16`, …) or a `kind = \"float\"` format of this policy".into(),
                         };

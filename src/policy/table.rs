@@ -84,14 +84,14 @@ impl Table {
         }
     }
 
-    /// The observed-table JSON format of DESIGN.md, so a table round-trips through `check`.
+    /// The observed-table JSON format (docs/file-formats.md), so a table round-trips through `check`.
     pub fn to_json(&self, name: &str, library: &str, version: &str) -> String {
         self.to_json_with(name, library, version, false, &[])
     }
 
     /// [`Table::to_json`], saying `"materialised": true` when the cells are the dtypes a
     /// library returns rather than nodes, with n-ary results of three operands as `"triples"`
-    /// (docs/format.md).
+    /// (docs/file-formats.md).
     pub fn to_json_with(
         &self,
         name: &str,

@@ -18,7 +18,8 @@ pub mod smt;
 
 use serde::Serialize;
 
-use crate::numeric::format::{FloatFormat, Source, Value, float_format};
+use crate::numeric::dtype::float_format;
+use crate::numeric::format::{FloatFormat, Source, Value};
 use crate::policy::spec::Policy;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -97,7 +98,7 @@ impl Method {
 
 /// Which engine decides conversions of sources wider than 16 bits (a component wider than
 /// 16 bits).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Engine {
     /// Boundary-value search only.
     Search,
@@ -246,7 +247,7 @@ pub fn classify_value(v: Value, from: &Numeric, to: &Numeric) -> (Class, Value) 
     let neg = matches!(v, Value::Finite { neg: true, mant, .. } if mant != 0);
     match to {
         Numeric::Int { bits, signed } => {
-            // The codec's integer casts (`IntTarget::convert`, docs/formats.md): an integer
+            // The codec's integer casts (`IntTarget::convert`, docs/numeric-formats.md): an integer
             // wraps (two's complement, as NumPy's astype); a float truncates toward zero and,
             // outside the type's range, saturates (as JAX and Rust's `as`). The class is the
             // truncated value's: in the range, exact or (a fraction dropped) rounded; outside

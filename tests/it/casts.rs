@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use typejoin::numeric::format::{SMALL_FLOATS, cast_bits, float_format};
+use typejoin::numeric::dtype::{SMALL_FLOATS, float_format};
+use typejoin::numeric::format::cast_bits;
 
 use crate::root;
 
@@ -241,7 +242,8 @@ fn casts_to_integers_and_bool_hash_equal_numpy_where_defined() {
 /// range saturates; integers wrap; bool is `!= 0` with NaN true.
 #[test]
 fn float_to_int_saturates_and_nan_is_zero() {
-    use typejoin::numeric::format::{IntTarget, Source, float_format};
+    use typejoin::numeric::dtype::float_format;
+    use typejoin::numeric::format::{IntTarget, Source};
     let f32s = Source::Float(float_format("float32").unwrap());
     let cast = |dst: &str, x: f32| {
         IntTarget::named(dst)

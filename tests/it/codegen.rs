@@ -5,6 +5,7 @@
 use std::process::Command;
 
 use typejoin::Input;
+use typejoin::numeric::op::OpId;
 use typejoin::output::codegen::{index, module, module_name};
 use typejoin::policy::provenance::Provenance;
 
@@ -49,27 +50,30 @@ fn kernel_conventions_are_generated() {
         }
     );
     assert_eq!(
-        torch.kinds("maximum").unwrap().describe(),
+        torch.kinds(OpId::of("maximum")).describe(),
         "bool, integer, float"
     );
     assert_eq!(
-        torch.kinds("absolute").unwrap().describe(),
+        torch.kinds(OpId::of("absolute")).describe(),
         "integer, float, complex"
     );
     assert_eq!(
-        torch.kinds("add").unwrap().describe(),
+        torch.kinds(OpId::of("add")).describe(),
         "bool, integer, float, complex"
     );
     assert_eq!(
-        torch.operand_kinds("subtract").unwrap().describe(),
+        torch
+            .operand_kinds(OpId::of("subtract"))
+            .unwrap()
+            .describe(),
         "integer, float, complex"
     );
-    assert_eq!(torch.operand_kinds("add"), None);
+    assert_eq!(torch.operand_kinds(OpId::of("add")), None);
     let jax = typejoin::kernels::policy("jax").unwrap();
     assert_eq!(jax.semantics, Semantics::default());
-    assert_eq!(jax.operand_kinds("subtract"), None);
+    assert_eq!(jax.operand_kinds(OpId::of("subtract")), None);
     assert_eq!(
-        jax.kinds("maximum").unwrap().describe(),
+        jax.kinds(OpId::of("maximum")).describe(),
         "bool, integer, float, complex"
     );
 }

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use typejoin::kernels::conformance::run_line;
+use typejoin::jobs::conformance::run_line;
 
 use crate::root;
 
@@ -156,7 +156,7 @@ fn every_extra_case_matches_numpy() {
             assert_eq!(got, want, "case {}", want["id"]);
         }
     }
-    assert_eq!(ops.len(), 24, "{ops:?}"); // every op of DESIGN.md, remainder, clip and where
+    assert_eq!(ops.len(), 24, "{ops:?}"); // every op of the catalogue, remainder, clip and where
 }
 
 /// Issue 17's first miss, measured from JAX 0.10.2: a Python int is parsed as the policy's

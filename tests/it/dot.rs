@@ -93,8 +93,9 @@ fn generated_docs_are_fresh() {
     let generated =
         typejoin::output::pages::generate(&read("lattices", "toml"), &read("observed", "json"))
             .unwrap();
-    // A page and a DOT per shipped policy (studies excluded), the index, comparison, ops.
-    assert_eq!(generated.len(), 8 * 2 + 3);
+    // A page and a DOT per shipped policy (studies excluded), the index, comparison, ops,
+    // conventions.
+    assert_eq!(generated.len(), 8 * 2 + 4);
     for (name, want) in &generated {
         let have =
             std::fs::read_to_string(root().join("docs/lattices").join(name)).unwrap_or_default();

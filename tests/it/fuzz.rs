@@ -9,8 +9,8 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use typejoin::kernels::cast::{Cast, Values};
-use typejoin::kernels::conformance::{Limits, run_stream};
+use typejoin::jobs::cast::{Cast, Values};
+use typejoin::jobs::conformance::{Limits, run_stream};
 use typejoin::numeric::dtype::CATALOGUE;
 use typejoin::policy::diag;
 use typejoin::{CheckOptions, Input};

@@ -2,7 +2,8 @@
 
 use sha2::{Digest, Sha256};
 use typejoin::kernels::cast::Caster;
-use typejoin::numeric::format::{FloatFormat, SMALL_FLOATS, cast_bits, float_format};
+use typejoin::numeric::dtype::{SMALL_FLOATS, float_format};
+use typejoin::numeric::format::{FloatFormat, cast_bits};
 use typejoin::synth::Rng;
 
 use crate::root;
@@ -127,8 +128,8 @@ fn nan_payloads_of_widening_casts_match_ml_dtypes() {
 #[test]
 fn f16_widening_equals_the_codec_everywhere() {
     let (h, f) = (
-        typejoin::numeric::format::float_format("float16").unwrap(),
-        typejoin::numeric::format::float_format("float32").unwrap(),
+        typejoin::numeric::dtype::float_format("float16").unwrap(),
+        typejoin::numeric::dtype::float_format("float32").unwrap(),
     );
     for b in 0..=u16::MAX {
         assert_eq!(

@@ -367,7 +367,7 @@ fn the_default_check_skips_z3_above_its_size_and_says_so() {
 }
 
 /// A float converted into an integer type truncates toward zero and, outside the type's
-/// range, saturates: the codec's cast (`typejoin cast`, docs/formats.md: JAX's and Rust's
+/// range, saturates: the codec's cast (`typejoin cast`, docs/numeric-formats.md: JAX's and Rust's
 /// definition; NumPy leaves it to the C cast). The class is the truncated value's: a fraction
 /// dropped inside the range is precision loss (it had been called an overflow, and the
 /// analysis had wrapped where the cast saturates), a negative into an unsigned type sign

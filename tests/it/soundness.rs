@@ -214,10 +214,11 @@ fn results_land_in_the_callers_storage_on_every_path() {
         (jax, "negative", &args16[..1], ops::Options::default()),
     ];
     for (policy, op, args, options) in cases {
-        let want = ops::apply(policy, op, args, options).unwrap();
+        let id = ops::parse_op(op).unwrap();
+        let want = ops::apply(policy, id, args, options).unwrap();
         // Storage of the widest unit, big enough for any of the results.
         let mut buf = vec![[0u64; 2]; 4];
-        let got = ops::apply_with(policy, op, args, options, |t, shape| {
+        let got = ops::apply_with(policy, id, args, options, |t, shape| {
             let n: usize = shape.iter().product();
             // SAFETY: `buf` is aligned for every unit, holds 64 bytes (>= n units of any unit
             // here), outlives `got`, and is touched by nothing else meanwhile.
@@ -233,9 +234,13 @@ fn results_land_in_the_callers_storage_on_every_path() {
     drop(args16);
     assert_eq!(a16, a16_before, "operands are only read");
     // A result of the wrong dtype or shape is refused before any work.
-    let e = ops::apply_with(torch, "add", &argc, ops::Options::default(), |_, _| {
-        Ok(Array::zeros(dtype("float32"), vec![4]).unwrap())
-    })
+    let e = ops::apply_with(
+        torch,
+        ops::parse_op("add").unwrap(),
+        &argc,
+        ops::Options::default(),
+        |_, _| Ok(Array::zeros(dtype("float32"), vec![4]).unwrap()),
+    )
     .unwrap_err();
     assert_eq!(
         e.message,

@@ -239,7 +239,7 @@ fn fused_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) -> bool {
         return false;
     }
     let tile = [s]; // read as its value (`fused_go`)
-    let bf16 = c.name() == "bfloat16";
+    let bf16 = c == DType::BFLOAT16;
     macro_rules! go {
         ($load:expr, $enc:expr) => {
             match op {
@@ -377,8 +377,8 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
     let a = canonical_array(policy, a);
     let a = a.as_ref();
     let d = a.dtype;
-    accepts_operands(policy, op.name(), &[Operand::Array(d)])?;
-    accepts(policy, op.name(), d)?;
+    accepts_operands(policy, op.id(), &[Operand::Array(d)])?;
+    accepts(policy, op.id(), d)?;
     let out_dtype = match (op, d) {
         (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
         (UnaryOp::Absolute, DType::Complex128) => DType::Float64,

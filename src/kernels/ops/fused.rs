@@ -232,7 +232,6 @@ pub(super) fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     if x.array.dtype != c || y.array.dtype != c {
         return false;
     }
-    let fmt = c.float_format().expect("small float");
     macro_rules! with_op {
         (|$f:ident| $body:expr) => {
             match op {
@@ -265,12 +264,12 @@ pub(super) fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         };
     }
     match (&x.array.data, &y.array.data, out) {
-        (Data::U16(a), Data::U16(b), Data::U16(o)) if fmt.name == "bfloat16" => {
+        (Data::U16(a), Data::U16(b), Data::U16(o)) if c == DType::BFLOAT16 => {
             let load = |v: u16| f32::from_bits((v as u32) << 16);
             let enc = |v: f32| crate::kernels::cast::f32_to_bf16(canon32(v));
             with_op!(|f| fused_go(a, b, o, load, load, f, enc));
         }
-        (Data::U16(a), Data::U16(b), Data::U16(o)) if fmt.name == "float16" => {
+        (Data::U16(a), Data::U16(b), Data::U16(o)) if c == DType::FLOAT16 => {
             #[cfg(target_arch = "x86_64")]
             if matches!(op, Op::Add | Op::Subtract | Op::Multiply | Op::TrueDivide)
                 && std::arch::is_x86_feature_detected!("avx2")
@@ -366,9 +365,9 @@ pub(super) fn fused_halves(op: Op, c: DType, x: &Input, y: &Input, out: &mut Dat
     let (Data::U32(o), DType::Float32) = (&mut *out, c) else {
         return false;
     };
-    let half = |d: DType| match d.float_format().map(|f| f.name) {
-        Some(n) if n == "bfloat16" => Some(true),
-        Some(n) if n == "float16" => Some(false),
+    let half = |d: DType| match d {
+        DType::BFLOAT16 => Some(true),
+        DType::FLOAT16 => Some(false),
         _ => None,
     };
     let (Some(xb), Some(yb), Data::U16(a), Data::U16(b)) = (
@@ -419,7 +418,7 @@ pub(super) fn kernel8(d: DType) -> Option<Arc<crate::kernels::avx512::Kernel8>> 
     cache
         .entry(d)
         .or_insert_with(|| {
-            let f32f = crate::numeric::format::float_format("float32").expect("catalogue");
+            let f32f = FloatFormat::float32();
             let mask = (1u64 << fmt.width()) - 1;
             let widen: [u32; 256] =
                 std::array::from_fn(|c| cast_bits(&fmt, &f32f, c as u64 & mask) as u32);

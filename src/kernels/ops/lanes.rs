@@ -277,7 +277,7 @@ pub(super) struct F64SmallStore {
 
 impl F64SmallStore {
     pub(super) fn new(to: DType) -> F64SmallStore {
-        let f64f = crate::numeric::format::float_format("float64").expect("catalogue");
+        let f64f = FloatFormat::float64();
         let f = to.float_format().expect("small float");
         F64SmallStore {
             caster: Caster::new(&f64f, &f),
@@ -411,7 +411,7 @@ pub(super) struct F32Store {
 
 impl F32Store {
     pub(super) fn new(to: DType) -> F32Store {
-        let f32f = crate::numeric::format::float_format("float32").expect("catalogue");
+        let f32f = FloatFormat::float32();
         let canonical = to
             .float_format()
             .filter(|f| f.width() <= 8)

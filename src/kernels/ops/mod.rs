@@ -2,7 +2,7 @@
 //! dtype read from a generated promotion table (`promote::Generated`); kernels never compute a
 //! join.
 //!
-//! Semantics (DESIGN.md, "Kernel semantics"): each operand is converted to the computation
+//! Semantics (docs/kernels.md): each operand is converted to the computation
 //! dtype with one correct rounding; integers wrap; floats are IEEE round-to-nearest-even in the
 //! result dtype: float32/float64 natively, formats of at most 16 bits computed in float32 and
 //! rounded once (exact for + − × ÷, since float32 carries more than 2p + 2 bits of each); NaN
@@ -25,7 +25,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 use crate::numeric::op::{
     ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
-    FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
+    FloatFloorDivide, OpId, PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
 };
 use crate::promote::{Generated, Operand, ScalarKind};
 
@@ -65,106 +65,6 @@ fn check_result_size(shape: &[usize], what: impl FnOnce() -> String) -> Result<(
 }
 /// Arrays at least this long run their chunks on the rayon pool.
 pub const PARALLEL_MIN: usize = 1 << 17;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    Add,
-    Subtract,
-    Multiply,
-    TrueDivide,
-    FloorDivide,
-    Remainder,
-    Power,
-    Maximum,
-    Minimum,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Negative,
-    Absolute,
-}
-
-impl UnaryOp {
-    /// The unary ops of the catalogue (tested equal), as variants.
-    pub const ALL: [(&'static str, UnaryOp); 2] = [
-        ("negative", UnaryOp::Negative),
-        ("absolute", UnaryOp::Absolute),
-    ];
-
-    pub fn named(name: &str) -> Option<UnaryOp> {
-        UnaryOp::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, o)| *o)
-    }
-
-    pub fn name(self) -> &'static str {
-        UnaryOp::ALL
-            .iter()
-            .find(|(_, o)| *o == self)
-            .expect("listed")
-            .0
-    }
-
-    /// The op's catalogue entry.
-    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
-        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
-    }
-}
-
-impl Op {
-    /// The binary ops of the catalogue (`numeric::op::CATALOGUE`, tested equal), as variants.
-    pub const ALL: [(&'static str, Op); 18] = [
-        ("add", Op::Add),
-        ("subtract", Op::Subtract),
-        ("multiply", Op::Multiply),
-        ("true_divide", Op::TrueDivide),
-        ("floor_divide", Op::FloorDivide),
-        ("remainder", Op::Remainder),
-        ("power", Op::Power),
-        ("maximum", Op::Maximum),
-        ("minimum", Op::Minimum),
-        ("equal", Op::Equal),
-        ("not_equal", Op::NotEqual),
-        ("less", Op::Less),
-        ("less_equal", Op::LessEqual),
-        ("greater", Op::Greater),
-        ("greater_equal", Op::GreaterEqual),
-        ("bitwise_and", Op::BitwiseAnd),
-        ("bitwise_or", Op::BitwiseOr),
-        ("bitwise_xor", Op::BitwiseXor),
-    ];
-
-    pub fn named(name: &str) -> Option<Op> {
-        Op::ALL.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
-    }
-
-    pub fn name(self) -> &'static str {
-        Op::ALL.iter().find(|(_, o)| *o == self).expect("listed").0
-    }
-
-    /// The op's catalogue entry.
-    pub fn info(self) -> &'static crate::numeric::op::OpInfo {
-        crate::numeric::op::info(self.name()).expect("every kernel op is in the catalogue")
-    }
-
-    fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
-        )
-    }
-}
 
 /// A Python scalar operand (weak in the policy).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -272,11 +172,13 @@ mod fused;
 mod lanes;
 mod plan;
 mod reduce;
+pub(crate) mod vocab;
 
 pub use self::astype::{astype, astype_into};
 pub use self::elementwise::unary;
 pub use self::plan::{binary, binary_into, broadcast, clip, select};
 pub use self::reduce::sum;
+pub use self::vocab::{Op, UnaryOp};
 use self::{complex::*, elementwise::*, fused::*, lanes::*, plan::*};
 
 /// What some ops take beyond their arguments.
@@ -288,12 +190,35 @@ pub struct Options {
     pub axis: Option<usize>,
 }
 
-/// Runs the kernel op named `op` (a name of the op catalogue: a binary op, a unary op,
-/// `astype`, `clip`, `where`, `sum`) on `args` under `policy`: the one dispatcher the
-/// conformance runner and the Python package share.
+/// The kernel op of a name, parsed once at the edge (a runner line, a Python call): an op of the
+/// catalogue the reference kernels run, or an `unsupported` error with the nearest name.
+pub fn parse_op(name: &str) -> Result<OpId, OpError> {
+    if let Some(op) = OpId::named(name).filter(|o| o.info().kernel) {
+        return Ok(op);
+    }
+    let known: Vec<&str> = crate::numeric::op::CATALOGUE
+        .iter()
+        .filter(|o| o.kernel)
+        .map(|o| o.name)
+        .collect();
+    let hint = known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(s, _)| *s > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
+    Err(OpError {
+        kind: ErrorKind::Unsupported,
+        message: format!("unknown op `{name}`{hint}"),
+    })
+}
+
+/// Runs the kernel op `op` (a binary op, a unary op, `astype`, `clip`, `where`, `sum`: see
+/// [`parse_op`]) on `args` under `policy`: the one dispatcher the conformance runner and the
+/// Python package share.
 pub fn apply(
     policy: &Generated,
-    op: &str,
+    op: OpId,
     args: &[Arg],
     options: Options,
 ) -> Result<Array, OpError> {
@@ -310,7 +235,7 @@ pub fn apply(
 /// `s / t`, `t.reciprocal() * s`: `plan::rewrite`) computes its first step before `alloc`.
 pub fn apply_with(
     policy: &Generated,
-    op: &str,
+    op: OpId,
     args: &[Arg],
     options: Options,
     alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
@@ -328,15 +253,16 @@ pub fn apply_with(
     }
     let checked =
         |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
-    if let Some(o) = Op::named(op) {
+    let name = op.name();
+    if let Some(o) = Op::of_id(op) {
         let [a, b] = args else {
             return Err(input_error(format!(
-                "{op} takes 2 arguments, got {}",
+                "{name} takes 2 arguments, got {}",
                 args.len()
             )));
         };
         if let Some(args) = rewrite(policy, o, a, b)? {
-            return apply_with(policy, Op::Multiply.name(), &args, options, alloc)
+            return apply_with(policy, Op::Multiply.id(), &args, options, alloc)
                 .map_err(as_rewritten(policy));
         }
         let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
@@ -344,58 +270,43 @@ pub fn apply_with(
         compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
         return Ok(out);
     }
-    if op == "astype" {
+    if op == OpId::ASTYPE {
         let to = policy.canonical_dtype(
             options
                 .dtype
                 .ok_or_else(|| input_error("astype needs `dtype`"))?,
         );
-        let a = array_arg(args, 0, op)?;
+        let a = array_arg(args, 0, name)?;
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         astype_into(a, &mut out)?;
         return Ok(out);
     }
-    let r = if let Some(u) = UnaryOp::named(op) {
-        unary(policy, u, array_arg(args, 0, op)?)?
-    } else {
-        match op {
-            "clip" | "where" => {
-                let [a, b, c] = args else {
-                    let names = if op == "clip" {
-                        "x, lo, hi"
-                    } else {
-                        "cond, x, y"
-                    };
-                    return Err(input_error(format!(
-                        "{op} takes 3 arguments ({names}), got {}",
-                        args.len()
-                    )));
-                };
-                if op == "clip" {
-                    clip(policy, a, b, c)?
-                } else {
-                    select(policy, a, b, c)?
-                }
-            }
-            "sum" => sum(policy, array_arg(args, 0, op)?, options.axis)?,
-            _ => {
-                let known: Vec<&str> = crate::numeric::op::CATALOGUE
-                    .iter()
-                    .filter(|o| o.kernel)
-                    .map(|o| o.name)
-                    .collect();
-                let hint = known
-                    .iter()
-                    .map(|k| (strsim::jaro_winkler(op, k), k))
-                    .filter(|(s, _)| *s > 0.8)
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-                    .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
-                return Err(OpError {
-                    kind: ErrorKind::Unsupported,
-                    message: format!("unknown op `{op}`{hint}"),
-                });
-            }
+    let r = if let Some(u) = UnaryOp::of_id(op) {
+        unary(policy, u, array_arg(args, 0, name)?)?
+    } else if op == OpId::CLIP || op == OpId::WHERE {
+        let [a, b, c] = args else {
+            let names = if op == OpId::CLIP {
+                "x, lo, hi"
+            } else {
+                "cond, x, y"
+            };
+            return Err(input_error(format!(
+                "{name} takes 3 arguments ({names}), got {}",
+                args.len()
+            )));
+        };
+        if op == OpId::CLIP {
+            clip(policy, a, b, c)?
+        } else {
+            select(policy, a, b, c)?
         }
+    } else if op == OpId::SUM {
+        sum(policy, array_arg(args, 0, name)?, options.axis)?
+    } else {
+        return Err(OpError {
+            kind: ErrorKind::Unsupported,
+            message: format!("{name} has no reference kernel"),
+        });
     };
     let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
     out.data.assign(r.data);
@@ -475,7 +386,7 @@ mod tests {
         binary_into(torch, Op::TrueDivide, &three, &seven, &mut out).unwrap();
         assert_eq!(out, product);
         let args = [three.clone(), seven.clone()];
-        let applied = apply(torch, "true_divide", &args, Options::default()).unwrap();
+        let applied = apply(torch, Op::TrueDivide.id(), &args, Options::default()).unwrap();
         assert_eq!(applied, product);
         // The array first divides.
         let seven_over = binary(torch, Op::TrueDivide, &seven, &three).unwrap();
@@ -608,9 +519,9 @@ mod tests {
         // where the CPU has them.
         #[cfg(target_arch = "x86_64")]
         {
-            crate::kernels::avx512::set_enabled(false);
+            crate::kernels::stream::set_avx512_enabled(false);
             fast_equals_general(&pairs, &ops, (1 << 16) + 77, 4);
-            crate::kernels::avx512::set_enabled(true);
+            crate::kernels::stream::set_avx512_enabled(true);
         }
     }
 
@@ -644,7 +555,7 @@ mod tests {
                 let compute = if op == Op::TrueDivide {
                     jax().true_divide_type(o, o).unwrap()
                 } else {
-                    jax().op_type(name, o, o).unwrap()
+                    jax().op_type(op.id(), o, o).unwrap()
                 };
                 let got = binary(jax(), op, &Arg::Array(a.clone()), &Arg::Array(a.clone()));
                 let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
@@ -691,7 +602,16 @@ mod tests {
             .collect();
         let kernels: Vec<&str> = UnaryOp::ALL.iter().map(|(n, _)| *n).collect();
         assert_eq!(unary, kernels);
+        for (name, op) in UnaryOp::ALL {
+            assert_eq!(op.id().name(), name);
+        }
         for (name, op) in Op::ALL {
+            assert_eq!(
+                op.id(),
+                OpId::named(name).unwrap(),
+                "{name}: Op's order is the catalogue's"
+            );
+            assert_eq!(op.id().name(), name);
             let rule = crate::numeric::op::info(name).unwrap().rule;
             assert_eq!(
                 op.is_comparison(),
@@ -707,10 +627,10 @@ mod tests {
     #[test]
     fn every_pair_of_small_float_codes_equals_the_general_path() {
         #[cfg(target_arch = "x86_64")]
-        crate::kernels::avx512::set_enabled(false);
+        crate::kernels::stream::set_avx512_enabled(false);
         every_small_float_pair();
         #[cfg(target_arch = "x86_64")]
-        crate::kernels::avx512::set_enabled(true);
+        crate::kernels::stream::set_avx512_enabled(true);
     }
 
     /// The same with the AVX-512 VBMI kernels that replace the tables where the CPU has them.
@@ -731,7 +651,7 @@ mod tests {
     fn every_small_float_pair() {
         let n = (1 << 16) + 13;
         let mut formats = Vec::new();
-        for d in (0..crate::numeric::format::SMALL_FLOATS.len()).map(|i| DType::Small(i as u8)) {
+        for d in (0..crate::numeric::dtype::SMALL_FLOATS.len()).map(|i| DType::Small(i as u8)) {
             let w = d.pattern_bits();
             if w > 8 {
                 continue;
@@ -755,7 +675,7 @@ mod tests {
             let wide = astype(x, DType::Float32);
             let (f, f32f) = (
                 d.float_format().unwrap(),
-                crate::numeric::format::float_format("float32").unwrap(),
+                crate::numeric::dtype::float_format("float32").unwrap(),
             );
             for (i, (got, code)) in wide.bits().iter().zip(&a).enumerate() {
                 let want = cast_bits(&f, &f32f, code[0]);
@@ -798,7 +718,7 @@ mod tests {
         let f8 = DType::named("float8_e4m3fn").unwrap();
         let codes: Vec<[u64; 2]> = (0..four as u64).map(|i| [(i * 37) & 0xff, 0]).collect();
         let a = Array::from_bits(f8, vec![four], &codes).unwrap();
-        let f = |n: &str| crate::numeric::format::float_format(n).unwrap();
+        let f = |n: &str| crate::numeric::dtype::float_format(n).unwrap();
         let check = || {
             let bits = astype(&a, DType::Float32).bits();
             for (i, c) in codes.iter().enumerate() {
@@ -810,9 +730,9 @@ mod tests {
         check();
         #[cfg(target_arch = "x86_64")]
         {
-            crate::kernels::avx512::set_enabled(false);
+            crate::kernels::stream::set_avx512_enabled(false);
             check();
-            crate::kernels::avx512::set_enabled(true);
+            crate::kernels::stream::set_avx512_enabled(true);
         }
     }
 
@@ -1062,9 +982,9 @@ mod tests {
         check(&mut rng);
         #[cfg(target_arch = "x86_64")]
         {
-            crate::kernels::avx512::set_enabled(false);
+            crate::kernels::stream::set_avx512_enabled(false);
             check(&mut rng);
-            crate::kernels::avx512::set_enabled(true);
+            crate::kernels::stream::set_avx512_enabled(true);
         }
     }
 

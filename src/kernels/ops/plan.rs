@@ -245,7 +245,7 @@ impl Conversion {
         Conversion {
             python_int: policy.semantics.python_int,
             via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
-                && matches!(compute.name(), "float16" | "bfloat16"),
+                && matches!(compute, DType::FLOAT16 | DType::BFLOAT16),
             int_join: None,
         }
     }
@@ -354,12 +354,13 @@ pub(super) fn prepare<'a>(
 /// result would be int8). A Python number is of its own kind; a Python int is an integer.
 pub(super) fn accepts_operands(
     policy: &Generated,
-    name: &str,
+    op: OpId,
     operands: &[Operand],
 ) -> Result<(), OpError> {
-    let Some(kinds) = policy.operand_kinds(name) else {
+    let Some(kinds) = policy.operand_kinds(op) else {
         return Ok(());
     };
+    let name = op.name();
     for o in operands {
         let (ok, what) = match *o {
             Operand::Array(d) | Operand::ZeroDim(d) => (kinds.accepts(d.kind()), d.name()),
@@ -386,41 +387,48 @@ pub(super) fn accepts_operands(
 /// `Err(unsupported)` unless op `name` is defined on computation dtype `c` in `policy` (its
 /// `[ops.X] kinds`, else the catalogue's: `numeric::op`); the message says what to do instead.
 /// Every op's kernel asks here, binary, unary and n-ary alike.
-pub(super) fn accepts(policy: &Generated, name: &str, c: DType) -> Result<(), OpError> {
-    let info = crate::numeric::op::info(name).expect("an op of the catalogue");
-    let kinds = policy.kinds(name).unwrap_or(info.kinds);
+pub(super) fn accepts(policy: &Generated, op: OpId, c: DType) -> Result<(), OpError> {
+    const BITWISE: [OpId; 3] = [
+        OpId::of("bitwise_and"),
+        OpId::of("bitwise_or"),
+        OpId::of("bitwise_xor"),
+    ];
+    const INTEGRAL: [OpId; 3] = [
+        OpId::of("floor_divide"),
+        OpId::of("remainder"),
+        OpId::of("power"),
+    ];
+    let info = op.info();
+    let kinds = policy.kinds(op);
     if kinds.accepts(c.kind()) {
         return Ok(());
     }
-    let d = c.name();
-    let why = match (name, c) {
-        _ if kinds != info.kinds => format!(
+    let (name, d) = (op.name(), c.name());
+    let why = if kinds != info.kinds {
+        format!(
             "{name} is not defined for {d} in the {} policy's library; it takes {}",
             policy.name,
             kinds.describe()
-        ),
-        ("bitwise_and" | "bitwise_or" | "bitwise_xor", _) => {
-            format!("{name} is not defined for {d}; bitwise ops take integers and bool")
-        }
-        ("subtract", DType::Bool) => {
-            "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
-        }
-        ("negative", DType::Bool) => {
-            "negative is not defined for bool (NumPy: use logical_not)".into()
-        }
-        ("floor_divide" | "remainder" | "power", DType::Bool) => {
-            format!("{name} is not defined for bool; cast to an integer dtype first")
-        }
-        ("true_divide", DType::Bool | DType::Int { .. }) => format!(
+        )
+    } else if BITWISE.contains(&op) {
+        format!("{name} is not defined for {d}; bitwise ops take integers and bool")
+    } else if op == OpId::of("subtract") && c == DType::Bool {
+        "subtract is not defined for bool (NumPy: use bitwise_xor or logical_xor)".into()
+    } else if op == OpId::of("negative") && c == DType::Bool {
+        "negative is not defined for bool (NumPy: use logical_not)".into()
+    } else if INTEGRAL.contains(&op) && c == DType::Bool {
+        format!("{name} is not defined for bool; cast to an integer dtype first")
+    } else if op == OpId::of("true_divide") && matches!(c, DType::Bool | DType::Int { .. }) {
+        format!(
             "true_divide of {d} needs a float result and the policy has no [ops.true_divide] rule"
-        ),
-        ("floor_divide" | "remainder" | "power", DType::Complex64 | DType::Complex128) => {
-            format!("{name} is not implemented for {d} in the reference kernels")
-        }
-        _ => format!(
+        )
+    } else if INTEGRAL.contains(&op) && c.is_complex() {
+        format!("{name} is not implemented for {d} in the reference kernels")
+    } else {
+        format!(
             "{name} is not defined for {d}; it takes {}",
             kinds.describe()
-        ),
+        )
     };
     err(ErrorKind::Unsupported, why)
 }
@@ -435,14 +443,14 @@ pub(super) fn plan<'a>(
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
     python_ints_fit(policy, &[a, b])?;
     let (oa, ob) = (a.operand(), b.operand());
-    accepts_operands(policy, op.name(), &[oa, ob])?;
+    accepts_operands(policy, op.id(), &[oa, ob])?;
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
     } else {
-        policy.op_type(op.name(), oa, ob)
+        policy.op_type(op.id(), oa, ob)
     }
     .map_err(promotion)?;
-    accepts(policy, op.name(), compute)?;
+    accepts(policy, op.id(), compute)?;
     let shape = broadcast(a.shape(), b.shape())?;
     let mut conv = Conversion::of(policy, compute);
     if op == Op::TrueDivide {
@@ -514,7 +522,7 @@ pub(super) fn rewrite(
         return Ok(None);
     };
     // The op as written takes these operands before it becomes two others.
-    accepts_operands(policy, op.name(), &[a.operand(), b.operand()])?;
+    accepts_operands(policy, op.id(), &[a.operand(), b.operand()])?;
     let one = Arg::Scalar(Scalar::Int(1));
     let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b)?;
     let mut r = Array::zeroed(to, shape);
@@ -581,8 +589,8 @@ pub(super) fn compute_binary(
 ) {
     // The float dtypes every library computes in (the conventions below are theirs).
     let common_float = matches!(
-        compute.name(),
-        "float16" | "bfloat16" | "float32" | "float64"
+        compute,
+        DType::FLOAT16 | DType::BFLOAT16 | DType::Float32 | DType::Float64
     );
     // `floor(a / b)`: the quotient as true_divide rounds it, then its floor in place (exact).
     let floor_of_quotient = op == Op::FloorDivide
@@ -638,7 +646,7 @@ fn floor_in_place(d: DType, data: &mut Data) {
         Data::U32(v) => v
             .iter_mut()
             .for_each(|b| *b = f32::from_bits(*b).floor().to_bits()),
-        Data::U16(v) if d.name() == "bfloat16" => v
+        Data::U16(v) if d == DType::BFLOAT16 => v
             .iter_mut()
             .for_each(|b| *b = (f32::from_bits((*b as u32) << 16).floor().to_bits() >> 16) as u16),
         Data::U16(v) => v
@@ -655,7 +663,7 @@ fn floor_in_place(d: DType, data: &mut Data) {
 fn opmath_scalar(policy: &Generated, op: Op, compute: DType, b: &Arg) -> Option<f32> {
     if policy.semantics.reduced_float_scalars != ScalarPrecision::Float32
         || !matches!(op, Op::Multiply | Op::TrueDivide | Op::FloorDivide)
-        || !matches!(compute.name(), "float16" | "bfloat16")
+        || !matches!(compute, DType::FLOAT16 | DType::BFLOAT16)
     {
         return None;
     }
@@ -804,11 +812,15 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
         }
     }
     python_ints_fit(policy, &[x, lo, hi])?;
-    accepts_operands(policy, "clip", &[x.operand(), lo.operand(), hi.operand()])?;
+    accepts_operands(
+        policy,
+        OpId::CLIP,
+        &[x.operand(), lo.operand(), hi.operand()],
+    )?;
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
-    accepts(policy, "clip", compute)?;
+    accepts(policy, OpId::CLIP, compute)?;
     let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
     if strict {
@@ -912,11 +924,11 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
     );
     let (cond, x, y) = (cond.as_ref(), x.as_ref(), y.as_ref());
     python_ints_fit(policy, &[x, y])?;
-    accepts_operands(policy, "where", &[x.operand(), y.operand()])?;
+    accepts_operands(policy, OpId::WHERE, &[x.operand(), y.operand()])?;
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
-    accepts(policy, "where", compute)?;
+    accepts(policy, OpId::WHERE, compute)?;
     // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where.
     let wide = matches!(
         compute,

@@ -94,9 +94,9 @@ pub(super) fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u
 pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
     let a = canonical_array(policy, a);
     let a = a.as_ref();
-    accepts_operands(policy, "sum", &[Operand::Array(a.dtype)])?;
+    accepts_operands(policy, OpId::SUM, &[Operand::Array(a.dtype)])?;
     let acc = policy.sum_type(a.dtype).map_err(promotion)?;
-    accepts(policy, "sum", acc)?;
+    accepts(policy, OpId::SUM, acc)?;
     let (outer, len, inner, shape) = match axis {
         None => (1, a.len(), 1, vec![]),
         Some(k) if k < a.shape.len() => {

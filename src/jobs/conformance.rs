@@ -1,4 +1,4 @@
-//! The conformance runner's line protocol (DESIGN.md, "Conformance runner"): one JSON case
+//! The conformance runner's line protocol (docs/contracts.md, "Conformance runner"): one JSON case
 //! per line in, one JSON answer per line out. A case that cannot be read or run becomes an
 //! error answer of its own; it never stops the others.
 
@@ -131,14 +131,14 @@ fn answer(id: &Json, a: &Array) -> Json {
         .bits()
         .into_iter()
         .map(|[re, im]| {
-            if a.dtype.is_complex() {
+            if a.dtype().is_complex() {
                 json!([re, im])
             } else {
                 json!(re)
             }
         })
         .collect();
-    json!({"id": id, "dtype": a.dtype.name(), "shape": a.shape, "bits": bits})
+    json!({"id": id, "dtype": a.dtype().name(), "shape": a.shape(), "bits": bits})
 }
 
 /// Runs one case (a parsed line).
@@ -167,7 +167,12 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
                 as usize,
         ),
     };
-    ops::apply(policy, op, &args, ops::Options { dtype, axis })
+    ops::apply(
+        policy,
+        ops::parse_op(op)?,
+        &args,
+        ops::Options { dtype, axis },
+    )
 }
 
 /// The answer line (without newline) to one input line. A panic in a kernel (a bug, never

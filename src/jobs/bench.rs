@@ -29,7 +29,7 @@ pub struct Spec<'a> {
 }
 
 /// What the operands hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Values {
     /// Floats (and complex parts) drawn from N(0, 1) and rounded to the dtype; integers and
     /// bool over their full range: what an array library's users compute on.

@@ -1,0 +1,255 @@
+//! The kernel conventions a policy declares in `[kernels]`: what promotion leaves open and each
+//! library answers its own way (Python ints that do not fit, integer division by zero, scalars
+//! with 16-bit floats, …). Each convention is declared once, below, by [`conventions!`]: its key,
+//! its values (the first is the default, NumPy 2's), and the docs of both. The policy parser,
+//! codegen ([`Semantics::to_rust`]), the docs table of docs/file-formats.md
+//! ([`Semantics::markdown`], checked fresh by a test) and the Python `Policy.conventions` all read
+//! [`CONVENTIONS`]; only the kernel that applies a convention names its enum.
+//!
+//! Adding a convention is one entry here and the kernel that follows it.
+
+/// One `[kernels]` key: its name, what it decides, and its values in declaration order (the
+/// first is the default).
+#[derive(Clone, Copy, Debug)]
+pub struct Convention {
+    pub key: &'static str,
+    /// The key's doc (its doc comment's lines).
+    pub doc: &'static str,
+    /// Each value's name and the libraries it models, the default first.
+    pub values: &'static [(&'static str, &'static str)],
+}
+
+impl Convention {
+    /// The values' names, the default first.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + Clone {
+        self.values.iter().map(|(v, _)| *v)
+    }
+}
+
+/// Declares the conventions: for each, the enum of its values (the first the default), the
+/// field of [`Semantics`], and its entry of [`CONVENTIONS`].
+macro_rules! conventions {
+    ($(
+        #[doc = $kdoc:literal]
+        $(#[doc = $kmore:literal])*
+        $key:ident: $Enum:ident {
+            $(
+                $(#[doc = $vdoc:literal])*
+                $Variant:ident = $value:literal ($who:literal)
+            ),+ $(,)?
+        }
+    )+) => {
+        $(
+            #[doc = $kdoc]
+            $(#[doc = $kmore])*
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub enum $Enum {
+                $(
+                    $(#[doc = $vdoc])*
+                    $Variant,
+                )+
+            }
+
+            impl $Enum {
+                /// Every value with its `[kernels]` name, the default first.
+                pub const VALUES: &'static [(Self, &'static str)] = &[$(($Enum::$Variant, $value)),+];
+
+                /// The value's `[kernels]` name.
+                pub fn name(self) -> &'static str {
+                    match self {
+                        $($Enum::$Variant => $value,)+
+                    }
+                }
+            }
+
+            impl Default for $Enum {
+                fn default() -> Self {
+                    Self::VALUES[0].0
+                }
+            }
+        )+
+
+        /// How a policy's kernels treat what promotion leaves open: one field per `[kernels]`
+        /// key (docs/file-formats.md). The default of each is NumPy 2's (and JAX's).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+        pub struct Semantics {
+            $(
+                #[doc = $kdoc]
+                $(#[doc = $kmore])*
+                pub $key: $Enum,
+            )+
+        }
+
+        /// Every `[kernels]` key, in declaration order.
+        pub const CONVENTIONS: &[Convention] = &[$(
+            Convention {
+                key: stringify!($key),
+                doc: concat!($kdoc $(, "\n", $kmore)*),
+                values: &[$(($value, $who)),+],
+            }
+        ),+];
+
+        impl Semantics {
+            /// Sets `key` to `value` (names of [`CONVENTIONS`]); `false` when either is unknown.
+            pub fn set(&mut self, key: &str, value: &str) -> bool {
+                match key {
+                    $(stringify!($key) => {
+                        match $Enum::VALUES.iter().find(|(_, v)| *v == value) {
+                            Some(&(x, _)) => self.$key = x,
+                            None => return false,
+                        }
+                    })+
+                    _ => return false,
+                }
+                true
+            }
+
+            /// The name of `key`'s value (`None` for an unknown key).
+            pub fn get(&self, key: &str) -> Option<&'static str> {
+                match key {
+                    $(stringify!($key) => Some(self.$key.name()),)+
+                    _ => None,
+                }
+            }
+
+            /// The Rust expression of these semantics (codegen; `op` is the module that
+            /// re-exports this one).
+            pub fn to_rust(self) -> String {
+                let fields = [$(
+                    format!("{}: op::{}::{:?}", stringify!($key), stringify!($Enum), self.$key)
+                ),+];
+                format!("op::Semantics {{ {} }}", fields.join(", "))
+            }
+        }
+    };
+}
+
+conventions! {
+    /// What a Python int operand may hold.
+    python_int: PythonInt {
+        /// It must fit the policy's Python-int type (`i*`'s materialisation) and the result dtype,
+        /// else `overflow` (NumPy 2, JAX).
+        Fit = "fit" ("NumPy 2, JAX: an `overflow` error"),
+        /// Any value in [−2⁶³, 2⁶⁴) wraps into an integer result (2⁶³ … 2⁶⁴ − 1 are taken as
+        /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
+        Wrap = "wrap" ("PyTorch"),
+        /// It must fit the policy's Python-int type (`overflow` otherwise), then is cast to the
+        /// operands' join: it wraps into an integer one (also where an op rule then makes the
+        /// result a float: `uint8 / -129` divides by 127) and is rounded into a float one
+        /// (TensorFlow: a Python int is an int32 and `int8 + 300` adds 44).
+        Cast = "cast" ("TensorFlow: fit `i*`'s dtype, then wrap into the join"),
+    }
+
+    /// What integer `floor_divide` and `remainder` do with a zero divisor.
+    integer_division_by_zero: DivisionByZero {
+        /// The result is 0 (NumPy, with a warning; JAX).
+        Zero = "zero" ("NumPy, JAX"),
+        /// A `zero-division` error (PyTorch raises ZeroDivisionError).
+        Raise = "raise" ("PyTorch, TensorFlow: a `zero-division` error"),
+    }
+
+    /// At what precision a scalar operand (a Python number or a zero-dim array) enters
+    /// `multiply`, `true_divide` and `floor_divide` when the result is float16 or bfloat16.
+    reduced_float_scalars: ScalarPrecision {
+        /// Rounded to the result dtype first, like every operand (NumPy, JAX).
+        Result = "result" ("NumPy, JAX"),
+        /// Rounded to float32 from its own value, the op computed in float32 and rounded to the
+        /// result dtype, when the scalar is the second operand (PyTorch's CPU kernels read it as
+        /// `opmath_t`; `add` and `subtract` round it to the result dtype first).
+        Float32 = "float32" ("PyTorch's opmath scalars"),
+        /// Rounded to the result dtype through float32 (twice: TensorFlow converts a Python number
+        /// to a float32 tensor, then casts it), then the op as on any operand.
+        ViaFloat32 = "via-float32" ("TensorFlow: rounded through float32, then as any operand"),
+    }
+
+    /// The sign of a zero float `remainder`.
+    remainder_zero_sign: ZeroSign {
+        /// The divisor's (NumPy: `remainder(0.0, -inf)` is −0.0).
+        Divisor = "divisor" ("NumPy"),
+        /// The dividend's, as C's `fmod` leaves it (PyTorch: `remainder(0.0, -inf)` is 0.0).
+        Dividend = "dividend" ("C's fmod, PyTorch"),
+    }
+
+    /// How `negative` treats the zero parts of a complex number.
+    complex_negative: ComplexNegative {
+        /// Each part's sign flips: −(+0) is −0 (NumPy, JAX).
+        Flip = "flip" ("NumPy"),
+        /// `0 − z`: a zero part becomes +0 (PyTorch's CPU kernel).
+        ZeroMinus = "zero-minus" ("0 − z, PyTorch"),
+    }
+
+    /// How `add` and `subtract` compute in a complex dtype.
+    complex_add: ComplexAdd {
+        /// Part by part (NumPy, JAX).
+        Parts = "parts" ("NumPy"),
+        /// `a + α·b` with α = ±1 + 0i and a complex product: an infinite or NaN part of `b` makes
+        /// the other part NaN (`0 · inf`), as PyTorch's `add(a, b, alpha)` does.
+        Alpha = "alpha" ("a + (±1 + 0i)·b, PyTorch"),
+    }
+
+    /// What `clip` does with a Python-number bound past the result dtype's finite range.
+    clip_bounds: ClipBounds {
+        /// It rounds to ±inf like any operand (NumPy, JAX).
+        Round = "round" ("NumPy: a bound past the range is ±inf"),
+        /// An `overflow` error when the bound is greater in magnitude than the result dtype's
+        /// largest finite value, even where it would round down to it (PyTorch's `clamp` checks
+        /// the conversion: "value cannot be converted to type c10::Half without overflow" for
+        /// 65505.0); zero-dim array bounds are not checked.
+        Checked = "checked" ("PyTorch's clamp: an `overflow` error"),
+    }
+
+    /// What `floor_divide` computes in a float dtype.
+    float_floor_divide: FloatFloorDivide {
+        /// The floor of the exact quotient, by NumPy's `npy_divmod` (Python's `//`; NumPy, JAX,
+        /// PyTorch): `1.0 // 0.1` is 9.0, 0.1 being a little above one tenth.
+        Divmod = "divmod" ("NumPy, Python's //: 1.0 // 0.1 is 9.0"),
+        /// The floor of the quotient rounded to the dtype, `floor(a / b)` (TensorFlow's
+        /// `floordiv`): `1.0 // 0.1` is 10.0, the quotient 9.99… having rounded to 10.
+        FloorOfQuotient = "floor-of-quotient" ("TensorFlow: floor(a / b), 10.0"),
+    }
+
+    /// What `true_divide` computes when a Python number is divided by an array.
+    scalar_over_array: ScalarOverArray {
+        /// The quotient, rounded once (NumPy, JAX, TensorFlow).
+        Divide = "divide" ("NumPy: s / t is the quotient"),
+        /// The array's reciprocal times the number, `t.reciprocal() * s`, as PyTorch's `s / t`
+        /// computes it (two roundings: `3.0 / float32 7.0` is 0.42857146, the quotient
+        /// 0.42857143).
+        ReciprocalTimes = "reciprocal-times" ("PyTorch: s / t is t.reciprocal() * s"),
+    }
+
+    /// How `clip(x, lo, hi)` is composed of `maximum` and `minimum`.
+    clip_composition: ClipComposition {
+        /// The three operands converted once to their n-ary join, then
+        /// `minimum(maximum(x, lo), hi)`: a lower bound above the upper gives the upper (NumPy,
+        /// JAX, PyTorch's `clamp`).
+        Joined = "joined" ("NumPy, PyTorch: min(max(x, lo), hi) in the n-ary join; lo > hi gives hi"),
+        /// `maximum(minimum(x, hi), lo)`, two binary ops each promoting its own pair (a Python int
+        /// converts into the first pair's join: `clip(uint32, 0.5, -3)` bounds by 2³² − 3), and
+        /// the result must keep `x`'s shape: a lower bound above the upper gives the lower
+        /// (TensorFlow's `clip_by_value`).
+        Pairwise = "pairwise" ("TensorFlow: max(min(x, hi), lo), each pair promoted on its own, x's shape kept; lo > hi gives lo"),
+    }
+
+    /// What `where` does with a Python float (or a part of a Python complex) past the finite
+    /// range of the result dtype.
+    where_scalars: WhereScalars {
+        /// It rounds to ±inf like any operand (NumPy, JAX, TensorFlow).
+        Round = "round" ("NumPy: a Python float past the range is ±inf"),
+        /// An `overflow` error where the result has 32 bits or more per part, float32 or complex64
+        /// (PyTorch converts it checked: "value cannot be converted to type float without
+        /// overflow", from any value greater than the largest finite float32, even one that would
+        /// round down to it); a float16 or bfloat16 result still rounds it (to ±inf), as PyTorch's.
+        Checked = "checked" ("PyTorch's where: an `overflow` error into float32/complex64"),
+    }
+
+    /// Whether `clip` takes one bound as a Python number and the other as an array.
+    clip_mixed_bounds: ClipMixedBounds {
+        /// Any mix (NumPy, JAX, TensorFlow).
+        Allowed = "allowed" ("NumPy"),
+        /// `unsupported` when one bound is a Python number and the other an array of one or more
+        /// dimensions: PyTorch's `clamp` takes both as numbers or both as tensors (`clamp(t, 0, u)`
+        /// is a TypeError; a zero-dim tensor passes as a number).
+        Unsupported = "unsupported" ("PyTorch's clamp: one bound a Python number, the other an array, is `unsupported`"),
+    }
+}
