@@ -1,12 +1,14 @@
 //! The kernel conventions a policy declares in `[kernels]`: what promotion leaves open and each
 //! library answers its own way (Python ints that do not fit, integer division by zero, scalars
-//! with 16-bit floats, …). Each convention is declared once, below, by [`conventions!`]: its key,
-//! its values (the first is the default, NumPy 2's), and the docs of both. The policy parser,
-//! codegen ([`Semantics::to_rust`]), the docs table of docs/file-formats.md
-//! ([`Semantics::markdown`], checked fresh by a test) and the Python `Policy.conventions` all read
-//! [`CONVENTIONS`]; only the kernel that applies a convention names its enum.
+//! with 16-bit floats, …). Each convention is declared once, below, by `conventions!`: its key,
+//! its values (the first is the default, NumPy 2's), and the docs of both. The policy parser
+//! (its keys, values and messages), codegen ([`Semantics::to_rust`]) and the generated page
+//! docs/lattices/conventions.md (`output::pages::conventions`, checked fresh by a test) all read
+//! [`CONVENTIONS`] or the enums made here; only the kernel that applies a convention names its
+//! enum.
 //!
-//! Adding a convention is one entry here and the kernel that follows it.
+//! Adding a convention is one entry here, the kernel that follows it, and the policies that
+//! declare a value other than the default.
 
 /// One `[kernels]` key: its name, what it decides, and its values in declaration order (the
 /// first is the default).
