@@ -5,6 +5,26 @@ import re
 import subprocess
 import time
 
+# The kernel cases `scripts/bench` times (next to NumPy, JAX) and `compare_binaries.py`
+# times across two builds: (op, lhs, rhs or `astype`'s destination).
+PAIRS = [
+    ("add", "float32", "float32"), ("add", "int8", "float32"), ("add", "uint8", "int8"),
+    ("add", "int32", "float32"), ("add", "float32", "float64"), ("add", "int64", "float64"),
+    ("add", "bfloat16", "float16"), ("add", "bfloat16", "bfloat16"),
+    ("add", "float8_e4m3fn", "float8_e4m3fn"), ("astype", "float8_e4m3fn", "float32"),
+    ("add", "float16", "float16"), ("add", "complex64", "float32"),
+    # A scalar against an array: a Python float and int (weak), a zero-dim bfloat16 array.
+    ("add", "float32", "f*"), ("add", "int8", "i*"), ("add", "bfloat16", "bfloat16@0d"),
+]
+# Casts beyond issue 5's list (--casts): integer ↔ float, float32 ↔ float64, and float64 →
+# float16 (NumPy's own cast; one correct rounding from 64-bit lanes here).
+CASTS = [
+    ("astype", "uint8", "float32"), ("astype", "int32", "float64"),
+    ("astype", "float32", "int32"), ("astype", "float64", "int64"),
+    ("astype", "float32", "float64"), ("astype", "float64", "float32"),
+    ("astype", "float64", "float16"),
+]
+
 UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 

@@ -54,9 +54,7 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
             Store::Cached => CHUNK * 4,
             Store::Streamed => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
         };
-        out.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(c, o)| run(c * chunk, o));
+        crate::kernels::parallel::for_each_chunk(out, chunk, run);
     } else {
         run(0, out)
     }
@@ -638,22 +636,18 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
             ))
         };
     }
-    macro_rules! go {
-        ($a:expr, $b:expr, $t:ty) => {
-            match out {
-                Data::U8(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u8),
-                Data::U16(o) => arm!(o, $a, $b, $t, i32, la32, lb32, u16),
-                Data::U32(o) => arm!(o, $a, $b, $t, i64, la, lb, u32),
-                Data::U64(o) => arm!(o, $a, $b, $t, i64, la, lb, u64),
-                _ => return false,
-            }
-        };
-    }
-    match (&x.array.data, &y.array.data) {
-        (Data::U8(a), Data::U8(b)) => go!(a, b, u8),
-        (Data::U16(a), Data::U16(b)) => go!(a, b, u16),
-        (Data::U32(a), Data::U32(b)) => go!(a, b, u32),
-        (Data::U64(a), Data::U64(b)) => go!(a, b, u64),
+    // Only results at least as wide as the operands' storage (`holds` above rules the rest
+    // out), and not the pairs `typed!` took: no arm that cannot run is compiled (each is eight
+    // kernels, each for three instruction sets).
+    match (&x.array.data, &y.array.data, out) {
+        (Data::U8(a), Data::U8(b), Data::U8(o)) => arm!(o, a, b, u8, i32, la32, lb32, u8),
+        (Data::U8(a), Data::U8(b), Data::U32(o)) => arm!(o, a, b, u8, i64, la, lb, u32),
+        (Data::U8(a), Data::U8(b), Data::U64(o)) => arm!(o, a, b, u8, i64, la, lb, u64),
+        (Data::U16(a), Data::U16(b), Data::U16(o)) => arm!(o, a, b, u16, i32, la32, lb32, u16),
+        (Data::U16(a), Data::U16(b), Data::U64(o)) => arm!(o, a, b, u16, i64, la, lb, u64),
+        (Data::U32(a), Data::U32(b), Data::U32(o)) => arm!(o, a, b, u32, i64, la, lb, u32),
+        (Data::U32(a), Data::U32(b), Data::U64(o)) => arm!(o, a, b, u32, i64, la, lb, u64),
+        (Data::U64(a), Data::U64(b), Data::U64(o)) => arm!(o, a, b, u64, i64, la, lb, u64),
         _ => return false,
     }
     true

@@ -16,8 +16,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rayon::prelude::*;
-
 use crate::kernels::array::{Array, Data};
 use crate::kernels::cast::Caster;
 use crate::kernels::stream::{Isa, Store};

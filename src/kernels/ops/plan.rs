@@ -199,9 +199,7 @@ pub(super) fn for_chunks(out: &mut Data, f: impl Fn(usize, OutChunk) + Sync) {
         f: &(impl Fn(usize, OutChunk) + Sync),
     ) {
         if v.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
-            v.par_chunks_mut(CHUNK)
-                .enumerate()
-                .for_each(|(c, s)| f(c * CHUNK, wrap(s)));
+            crate::kernels::parallel::for_each_chunk(v, CHUNK, |start, s| f(start, wrap(s)));
         } else {
             for (c, s) in v.chunks_mut(CHUNK).enumerate() {
                 f(c * CHUNK, wrap(s));
