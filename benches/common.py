@@ -28,6 +28,13 @@ CASTS = [
 UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
+def runs_for(n):
+    """Timed runs of a kernel call on `n` elements, 5 to 200: more where a call is short (at
+    1e6-1e7 elements the kernels run at the cache's bandwidth, and a few runs leave a ratio to
+    the machine's noise)."""
+    return max(5, min(200, 10 ** 9 // (n * 10)))
+
+
 def best(f, runs):
     """The fastest of `runs` calls of `f`, after one warm-up call (seconds)."""
     f()

@@ -15,7 +15,10 @@ import json
 import subprocess
 import sys
 
-from common import CASTS, PAIRS, table
+from common import CASTS, PAIRS, runs_for, table
+
+# src/kernels/ops/mod.rs: arrays at least this long run their chunks on the rayon pool.
+PARALLEL_MIN = 1 << 17
 
 
 def per_element(binary, op, lhs, rhs, n, threads, runs):
@@ -46,9 +49,9 @@ def main():
             continue
         for n in sizes:
             for t in threads:
-                if t > 1 and n < 1_000_000:
-                    continue  # below PARALLEL_MIN both run on one thread
-                runs = max(5, min(200, 10 ** 9 // (n * 10)))
+                if t > 1 and n < PARALLEL_MIN:
+                    continue  # both would run on one thread
+                runs = runs_for(n)
                 old = new = float("inf")
                 for _ in range(args.rounds):
                     old = min(old, per_element(args.old, op, lhs, rhs, n, t, runs))

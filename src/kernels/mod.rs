@@ -1,8 +1,8 @@
 //! The CPU reference kernels: typed arrays ([`array`]), elementwise ops, casts, reductions
-//! ([`ops`], [`cast`]), the SIMD loops they run on ([`stream`], `avx512`) and the one parallel loop they share
-//! (`parallel`), the allocator that
-//! gives large arrays huge pages ([`alloc`]). The jobs of the front ends that run them (the
-//! conformance runner, `bench`, the `cast` table) are [`crate::jobs`]'. Result dtypes come from the generated promotion tables
+//! ([`ops`], [`cast`]), the SIMD loops they run on ([`stream`], `avx512`) and the one parallel
+//! loop they share (`parallel`), the allocator that gives large arrays huge pages ([`alloc`]).
+//! The jobs of the front ends that run them (the conformance runner, `bench`, the `cast` table)
+//! are [`crate::jobs`]'. Result dtypes come from the generated promotion tables
 //! ([`crate::generated`]); kernels never compute a join.
 
 pub mod alloc;
