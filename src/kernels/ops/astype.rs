@@ -1,6 +1,21 @@
-//! `astype`: conversions between every pair of dtypes, through the fast casters where they apply and the codec elsewhere.
+//! `astype`: conversions between every pair of dtypes, through the fast casters where they apply
+//! and the codec elsewhere.
 
-use super::*;
+use super::complex::complex_at;
+use super::fused::{kernel8, zip_chunks};
+use super::lanes::{convert_bits, raw};
+use super::vocab::{ErrorKind, OpError, err};
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::kernels::cast::Caster;
+use crate::kernels::stream::Isa;
+use crate::kernels::stream::Store;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::OnceLock;
 
 /// `astype` into a preallocated output of dtype `out.dtype` and `a`'s shape.
 pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
@@ -61,6 +76,7 @@ macro_rules! extend {
         }
     )*};
 }
+
 extend!(u8 => i8, u16 => i16, u32 => i32, u64 => i64);
 
 /// `astype` between real dtypes where one side is an integer or bool, with `convert_bits`'s
@@ -353,6 +369,3 @@ pub(super) fn astype_general(a: &Array, to: DType) -> Array {
         .collect();
     Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept")
 }
-
-// ---------------------------------------------------------------------------------------------
-// sum

@@ -1,6 +1,17 @@
-//! Complex kernels: NumPy's algorithms (FMA multiplication, Smith's division, lexicographic comparisons) in f32 and f64.
+//! Complex kernels: NumPy's algorithms (FMA multiplication, Smith's division, lexicographic
+//! comparisons) in f32 and f64.
 
-use super::*;
+use super::fused::fused_go;
+use super::input::{Input, for_chunks};
+use super::lanes::{
+    Lane, Load, OutChunk, Wide, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader,
+    load_into, raw, value_of,
+};
+use super::vocab::{CHUNK, Op};
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::cast_bits;
 
 /// The components of element `i` of any array as f64 (exact: complex64 parts are float32),
 /// converted to complex dtype `c` first.

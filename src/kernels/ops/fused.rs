@@ -1,6 +1,25 @@
-//! Fused fast paths: loops specialised by computation dtype and operand shape (same-dtype floats, small floats through float32, F16C, AVX-512 VBMI lookup kernels, integer pairs), each falling back to the general path by returning false.
+//! Fused fast paths: loops specialised by computation dtype and operand shape (same-dtype floats,
+//! small floats through float32, F16C, AVX-512 VBMI lookup kernels, integer pairs), each falling
+//! back to the general path by returning false.
 
-use super::*;
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::kernels::cast::Caster;
+use crate::kernels::stream::Isa;
+use crate::kernels::stream::Store;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::FloatFormat;
+use crate::numeric::format::Value;
+use crate::numeric::format::cast_bits;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::OnceLock;
+
+use super::general::run_chunked;
+use super::input::Input;
+use super::lanes::{canon32, canon64, canonical_nan_codes, f32_lanes_round_correctly, holds};
+use super::vocab::{CHUNK, Op, PARALLEL_MIN};
 
 /// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
 /// arrays; `f` is told whether the whole output is large enough to bypass the cache. An input
@@ -293,8 +312,11 @@ pub(super) fn fused_small(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 /// the portable path; `fast_paths_equal_the_general_path` holds them together).
 #[cfg(target_arch = "x86_64")]
 pub(super) mod f16c {
-    use super::{Op, Store};
     use std::arch::x86_64::*;
+
+    use crate::kernels::ops::lanes::canon32;
+    use crate::kernels::ops::vocab::Op;
+    use crate::kernels::stream::Store;
 
     #[target_feature(enable = "avx2,f16c")]
     pub(super) fn binary(op: Op, store: Store, a: &[u16], b: &[u16], o: &mut [u16]) {
@@ -306,7 +328,7 @@ pub(super) mod f16c {
                 Op::Multiply => w(a[k]) * w(b[k]),
                 _ => w(a[k]) / w(b[k]),
             };
-            crate::kernels::cast::f32_to_f16(super::canon32(r))
+            crate::kernels::cast::f32_to_f16(canon32(r))
         };
         let n = o.len();
         // Streamed: whole 16-byte blocks from an aligned start, with non-temporal stores.

@@ -1,6 +1,18 @@
-//! Lane buffers: loading operands of any dtype into f32/f64/i64 lanes (through cached lookup tables for narrow formats) and storing lanes back with one rounding; canonical NaNs.
+//! Lane buffers: loading operands of any dtype into f32/f64/i64 lanes (through cached lookup tables
+//! for narrow formats) and storing lanes back with one rounding; canonical NaNs.
 
-use super::*;
+use crate::kernels::array::Data;
+use crate::kernels::cast::Caster;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::FloatFormat;
+use crate::numeric::format::IntTarget;
+use crate::numeric::format::Source;
+use crate::numeric::format::Value;
+use crate::numeric::format::cast_bits;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::OnceLock;
 
 /// The exact value of an element of `d`.
 pub(super) fn value_of(d: DType, bits: u64) -> Value {
@@ -78,8 +90,11 @@ macro_rules! lane {
         }
     };
 }
+
 lane!(f32, |x: f32| x, |x: f64| x as f32);
+
 lane!(f64, |x: f32| x as f64, |x: f64| x);
+
 lane!(i64, |x: f32| x as i64, |x: f64| x as i64);
 
 /// How elements of one dtype load into a lane of a computation dtype.
@@ -375,6 +390,7 @@ impl OutChunk<'_> {
 }
 
 pub(super) const F32_NAN: u32 = 0x7fc0_0000;
+
 pub(super) const F64_NAN: u64 = 0x7ff8_0000_0000_0000;
 
 #[inline(always)]
@@ -485,6 +501,3 @@ pub(super) fn store_int(lane: &[i64], out: OutChunk, bits: u32) {
         _ => unreachable!("integer storage"),
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Op stages

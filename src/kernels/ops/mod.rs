@@ -13,323 +13,51 @@
 //! (converting) into lane buffers, computed, and stored (rounding), every stage a monomorphic
 //! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
-use crate::kernels::array::{Array, Data};
-use crate::kernels::cast::Caster;
-use crate::kernels::stream::{Isa, Store};
-use crate::numeric::dtype::DType;
-use crate::numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
-use crate::numeric::op::{
-    ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
-    FloatFloorDivide, OpId, PythonInt, ScalarOverArray, ScalarPrecision, WhereScalars, ZeroSign,
-};
-use crate::promote::{Generated, Operand, ScalarKind};
-
-/// Elements per chunk: lane buffers of this size stay in L1/L2.
-pub const CHUNK: usize = 4096;
-/// The default of [`max_elements`]: 2^28 elements (2 GiB of float64, 4 GiB of complex128).
-pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 28;
-
-static MAX_ELEMENTS: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_ELEMENTS);
-
-/// The largest array a kernel creates (elements): a broadcast or reduction result over it is
-/// an `input` error, refused before anything is allocated. Process-wide, like a thread pool's
-/// size: `typejoin run --max-elements` sets it once at start.
-pub fn max_elements() -> usize {
-    MAX_ELEMENTS.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Sets [`max_elements`] (at least 1).
-pub fn set_max_elements(n: usize) {
-    MAX_ELEMENTS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
-}
-
-/// `Err` when a result of `shape` would hold more than [`max_elements`] (or overflows).
-fn check_result_size(shape: &[usize], what: impl FnOnce() -> String) -> Result<(), OpError> {
-    let max = max_elements();
-    match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
-        Some(n) if n <= max => Ok(()),
-        _ => err(
-            ErrorKind::Input,
-            format!(
-                "{} gives shape {shape:?}, over the limit of {max} elements (raise it with --max-elements)",
-                what()
-            ),
-        ),
-    }
-}
-/// Arrays at least this long run their chunks on the rayon pool.
-pub const PARALLEL_MIN: usize = 1 << 17;
-
-/// A Python scalar operand (weak in the policy).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i128),
-    Float(f64),
-    Complex(f64, f64),
-}
-
-impl Scalar {
-    fn kind(self) -> ScalarKind {
-        match self {
-            Scalar::Bool(_) => ScalarKind::Bool,
-            Scalar::Int(_) => ScalarKind::Int,
-            Scalar::Float(_) => ScalarKind::Float,
-            Scalar::Complex(..) => ScalarKind::Complex,
-        }
-    }
-}
-
-/// An operand: an array or a weak scalar.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Arg {
-    Array(Array),
-    Scalar(Scalar),
-}
-
-impl Arg {
-    fn operand(&self) -> Operand {
-        match self {
-            Arg::Array(a) if a.shape.is_empty() => Operand::ZeroDim(a.dtype),
-            Arg::Array(a) => Operand::Array(a.dtype),
-            Arg::Scalar(s) => Operand::Scalar(s.kind()),
-        }
-    }
-
-    fn shape(&self) -> &[usize] {
-        match self {
-            Arg::Array(a) => &a.shape,
-            Arg::Scalar(_) => &[],
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The operands' dtypes have no join in the policy.
-    Promotion,
-    /// A weak scalar does not fit the result dtype.
-    Overflow,
-    /// The op is not defined for the dtype (bitwise on floats, …).
-    Unsupported,
-    /// Malformed input (shapes that do not broadcast, a bad axis, a limit passed, …).
-    Input,
-    /// Integer division by zero, in a policy whose library raises for it (PyTorch).
-    ZeroDivision,
-    /// A bug in typejoin (a kernel panicked); the runner answers it and goes on.
-    Internal,
-}
-
-impl ErrorKind {
-    pub fn key(self) -> &'static str {
-        match self {
-            ErrorKind::Promotion => "promotion",
-            ErrorKind::Overflow => "overflow",
-            ErrorKind::Unsupported => "unsupported",
-            ErrorKind::Input => "input",
-            ErrorKind::ZeroDivision => "zero-division",
-            ErrorKind::Internal => "internal",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpError {
-    pub kind: ErrorKind,
-    pub message: String,
-}
-
-fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {
-    Err(OpError {
-        kind,
-        message: message.into(),
-    })
-}
-
-fn promotion(e: crate::promote::PromotionError) -> OpError {
-    OpError {
-        kind: match e.1 {
-            crate::promote::Failure::NoJoin => ErrorKind::Promotion,
-            crate::promote::Failure::NoArrayType => ErrorKind::Unsupported,
-        },
-        message: e.0,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Conversions of single values (scalars, tables)
-
+mod accept;
+mod apply;
 mod astype;
+mod binary;
 mod complex;
-mod elementwise;
+mod dispatch;
 mod fused;
+mod general;
+mod input;
 mod lanes;
+mod nary;
 mod plan;
 mod reduce;
+mod scalar;
+mod shape;
+mod unary;
 pub(crate) mod vocab;
 
+pub use self::apply::{Options, apply, apply_with, parse_op};
 pub use self::astype::{astype, astype_into};
-pub use self::elementwise::unary;
-pub use self::plan::{binary, binary_into, broadcast, clip, select};
+pub use self::binary::{binary, binary_into};
+pub use self::nary::{clip, select};
 pub use self::reduce::sum;
-pub use self::vocab::{Op, UnaryOp};
-use self::{complex::*, elementwise::*, fused::*, lanes::*, plan::*};
-
-/// What some ops take beyond their arguments.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
-    /// The destination dtype of `astype`.
-    pub dtype: Option<DType>,
-    /// The axis of `sum` (`None`: the whole array).
-    pub axis: Option<usize>,
-}
-
-/// The kernel op of a name, parsed once at the edge (a runner line, a Python call): an op of the
-/// catalogue the reference kernels run, or an `unsupported` error with the nearest name.
-pub fn parse_op(name: &str) -> Result<OpId, OpError> {
-    if let Some(op) = OpId::named(name).filter(|o| o.info().kernel) {
-        return Ok(op);
-    }
-    let known: Vec<&str> = crate::numeric::op::CATALOGUE
-        .iter()
-        .filter(|o| o.kernel)
-        .map(|o| o.name)
-        .collect();
-    let hint = known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(name, k), k))
-        .filter(|(s, _)| *s > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
-    Err(OpError {
-        kind: ErrorKind::Unsupported,
-        message: format!("unknown op `{name}`{hint}"),
-    })
-}
-
-/// Runs the kernel op `op` (a binary op, a unary op, `astype`, `clip`, `where`, `sum`: see
-/// [`parse_op`]) on `args` under `policy`: the one dispatcher the conformance runner and the
-/// Python package share.
-pub fn apply(
-    policy: &Generated,
-    op: OpId,
-    args: &[Arg],
-    options: Options,
-) -> Result<Array, OpError> {
-    apply_with(policy, op, args, options, |dtype, shape| {
-        Ok(Array::zeroed(dtype, shape.to_vec()))
-    })
-}
-
-/// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
-/// dtype and shape, after the operands are checked and before any work, and returns the array
-/// to fill (a view of a NumPy array's buffer, say: [`Data::borrowed`]). Binary ops and
-/// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
-/// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
-/// `s / t`, `t.reciprocal() * s`: `plan::rewrite`) computes its first step before `alloc`.
-pub fn apply_with(
-    policy: &Generated,
-    op: OpId,
-    args: &[Arg],
-    options: Options,
-    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
-) -> Result<Array, OpError> {
-    // The library's own conversion of each input comes first (`[canonical]`).
-    if args
-        .iter()
-        .any(|a| matches!(a, Arg::Array(x) if policy.canonical_dtype(x.dtype) != x.dtype))
-    {
-        let args: Vec<Arg> = args
-            .iter()
-            .map(|a| canonical_arg(policy, a).into_owned())
-            .collect();
-        return apply_with(policy, op, &args, options, alloc);
-    }
-    let checked =
-        |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
-    let name = op.name();
-    if let Some(o) = Op::of_id(op) {
-        let [a, b] = args else {
-            return Err(input_error(format!(
-                "{name} takes 2 arguments, got {}",
-                args.len()
-            )));
-        };
-        if let Some(args) = rewrite(policy, o, a, b)? {
-            return apply_with(policy, Op::Multiply.id(), &args, options, alloc)
-                .map_err(as_rewritten(policy));
-        }
-        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
-        let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
-        compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
-        return Ok(out);
-    }
-    if op == OpId::ASTYPE {
-        let to = policy.canonical_dtype(
-            options
-                .dtype
-                .ok_or_else(|| input_error("astype needs `dtype`"))?,
-        );
-        let a = array_arg(args, 0, name)?;
-        let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
-        astype_into(a, &mut out)?;
-        return Ok(out);
-    }
-    let r = if let Some(u) = UnaryOp::of_id(op) {
-        unary(policy, u, array_arg(args, 0, name)?)?
-    } else if op == OpId::CLIP || op == OpId::WHERE {
-        let [a, b, c] = args else {
-            let names = if op == OpId::CLIP {
-                "x, lo, hi"
-            } else {
-                "cond, x, y"
-            };
-            return Err(input_error(format!(
-                "{name} takes 3 arguments ({names}), got {}",
-                args.len()
-            )));
-        };
-        if op == OpId::CLIP {
-            clip(policy, a, b, c)?
-        } else {
-            select(policy, a, b, c)?
-        }
-    } else if op == OpId::SUM {
-        sum(policy, array_arg(args, 0, name)?, options.axis)?
-    } else {
-        return Err(OpError {
-            kind: ErrorKind::Unsupported,
-            message: format!("{name} has no reference kernel"),
-        });
-    };
-    let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
-    out.data.assign(r.data);
-    Ok(out)
-}
-
-fn input_error(message: impl Into<String>) -> OpError {
-    OpError {
-        kind: ErrorKind::Input,
-        message: message.into(),
-    }
-}
-
-fn array_arg<'a>(args: &'a [Arg], k: usize, op: &str) -> Result<&'a Array, OpError> {
-    match args.get(k) {
-        Some(Arg::Array(a)) => Ok(a),
-        Some(Arg::Scalar(_)) => Err(input_error(format!("{op} takes an array argument"))),
-        None => Err(input_error(format!("{op} needs {} argument(s)", k + 1))),
-    }
-}
+pub use self::shape::broadcast;
+pub use self::unary::unary;
+pub use self::vocab::{
+    Arg, CHUNK, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, PARALLEL_MIN, Scalar, UnaryOp,
+    max_elements, set_max_elements,
+};
 
 #[cfg(test)]
 mod tests {
     use super::astype::astype_general;
+    use super::complex::run_complex;
+    use super::dispatch::{run_binary, run_opmath};
+    use super::general::{general_opmath, run_chunked};
+    use super::input::Input;
+    use super::lanes::F32_NAN;
+    use super::plan::plan;
     use super::*;
+    use crate::kernels::array::{Array, Data};
+    use crate::numeric::dtype::DType;
+    use crate::numeric::format::cast_bits;
+    use crate::numeric::op::{OpId, ScalarPrecision};
+    use crate::promote::Generated;
 
     fn jax() -> &'static Generated {
         crate::kernels::policy("jax").unwrap()
@@ -834,7 +562,7 @@ mod tests {
     }
 
     /// `op` on two arrays through the fused fast path (`run_binary`) and the general chunked
-    /// path: the same bits, or a panic naming the first element that differs. `false` when
+    /// path (`run_complex` for complex results): the same bits, or a panic naming the first element that differs. `false` when
     /// the policy has no result for the pair (nothing to compare).
     fn fast_equals_general_on(op: Op, a: &Arg, b: &Arg) -> bool {
         let Ok((out_dtype, shape, x, y, c)) = plan(jax(), op, a, b) else {
@@ -843,7 +571,11 @@ mod tests {
         let mut fast = Array::zeroed(out_dtype, shape.clone());
         run_binary(op, c, &x, &y, &mut fast.data);
         let mut slow = Array::zeroed(out_dtype, shape);
-        run_chunked(op, c, &x, &y, &mut slow.data);
+        if c.is_complex() {
+            run_complex(op, c, &x, &y, &mut slow.data);
+        } else {
+            run_chunked(op, c, &x, &y, &mut slow.data);
+        }
         if fast != slow {
             let (fb, sb) = (fast.bits(), slow.bits());
             let i = (0..fb.len())

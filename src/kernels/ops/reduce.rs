@@ -1,6 +1,19 @@
-//! `sum`: integer sums wrap in the accumulator; float sums are exact (Shewchuk's partials) and rounded once.
+//! `sum`: integer sums wrap in the accumulator; float sums are exact (Shewchuk's partials) and
+//! rounded once.
 
-use super::*;
+use super::accept::{accepts, accepts_operands, canonical_array};
+use super::astype::astype;
+use super::complex::complex_at;
+use super::lanes::{int_lane, raw, value_of};
+use super::shape::check_result_size;
+use super::vocab::{ErrorKind, OpError, err, promotion};
+use crate::kernels::array::Array;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::FloatFormat;
+use crate::numeric::format::Value;
+use crate::numeric::op::OpId;
+use crate::promote::Generated;
+use crate::promote::Operand;
 
 /// Exact floating-point summation (Shewchuk's partials, as Python's `math.fsum`): returns the
 /// sum rounded once to float64 and the sign of what that rounding left out.

@@ -1,8 +1,14 @@
-//! The kernels' op vocabulary: the binary and unary ops as variants, each with its identity in
-//! the op catalogue. It names nothing of the kernels, so the SIMD files (`avx512`) can take an
-//! `Op` without depending on the ops' implementation.
+//! The kernels' vocabulary: the binary and unary ops (each with its identity in the op
+//! catalogue), the operands (`Arg`, `Scalar`), the error (`OpError`, `ErrorKind`) and the
+//! sizes every kernel shares (`CHUNK`, `PARALLEL_MIN`, the result-size limit). It names nothing
+//! of the kernels, so every file of `ops/` and the SIMD files (`avx512`) can take from it
+//! without depending on the ops' implementation.
 
-use crate::numeric::op::{OpId, OpInfo};
+use crate::kernels::array::Array;
+use crate::numeric::op::OpId;
+use crate::numeric::op::OpInfo;
+use crate::promote::Operand;
+use crate::promote::ScalarKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -125,5 +131,132 @@ impl Op {
             self,
             Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
         )
+    }
+}
+
+/// Elements per chunk: lane buffers of this size stay in L1/L2.
+pub const CHUNK: usize = 4096;
+
+/// The default of [`max_elements`]: 2^28 elements (2 GiB of float64, 4 GiB of complex128).
+pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 28;
+
+static MAX_ELEMENTS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_ELEMENTS);
+
+/// The largest array a kernel creates (elements): a broadcast or reduction result over it is
+/// an `input` error, refused before anything is allocated. Process-wide, like a thread pool's
+/// size: `typejoin run --max-elements` sets it once at start.
+pub fn max_elements() -> usize {
+    MAX_ELEMENTS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets [`max_elements`] (at least 1).
+pub fn set_max_elements(n: usize) {
+    MAX_ELEMENTS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Arrays at least this long run their chunks on the rayon pool.
+pub const PARALLEL_MIN: usize = 1 << 17;
+
+/// A Python scalar operand (weak in the policy).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Complex(f64, f64),
+}
+
+impl Scalar {
+    pub(super) fn kind(self) -> ScalarKind {
+        match self {
+            Scalar::Bool(_) => ScalarKind::Bool,
+            Scalar::Int(_) => ScalarKind::Int,
+            Scalar::Float(_) => ScalarKind::Float,
+            Scalar::Complex(..) => ScalarKind::Complex,
+        }
+    }
+}
+
+/// An operand: an array or a weak scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Array(Array),
+    Scalar(Scalar),
+}
+
+impl Arg {
+    pub(super) fn operand(&self) -> Operand {
+        match self {
+            Arg::Array(a) if a.shape.is_empty() => Operand::ZeroDim(a.dtype),
+            Arg::Array(a) => Operand::Array(a.dtype),
+            Arg::Scalar(s) => Operand::Scalar(s.kind()),
+        }
+    }
+
+    pub(super) fn shape(&self) -> &[usize] {
+        match self {
+            Arg::Array(a) => &a.shape,
+            Arg::Scalar(_) => &[],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The operands' dtypes have no join in the policy.
+    Promotion,
+    /// A weak scalar does not fit the result dtype.
+    Overflow,
+    /// The op is not defined for the dtype (bitwise on floats, …).
+    Unsupported,
+    /// Malformed input (shapes that do not broadcast, a bad axis, a limit passed, …).
+    Input,
+    /// Integer division by zero, in a policy whose library raises for it (PyTorch).
+    ZeroDivision,
+    /// A bug in typejoin (a kernel panicked); the runner answers it and goes on.
+    Internal,
+}
+
+impl ErrorKind {
+    pub fn key(self) -> &'static str {
+        match self {
+            ErrorKind::Promotion => "promotion",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Input => "input",
+            ErrorKind::ZeroDivision => "zero-division",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+pub(super) fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {
+    Err(OpError {
+        kind,
+        message: message.into(),
+    })
+}
+
+pub(super) fn promotion(e: crate::promote::PromotionError) -> OpError {
+    OpError {
+        kind: match e.1 {
+            crate::promote::Failure::NoJoin => ErrorKind::Promotion,
+            crate::promote::Failure::NoArrayType => ErrorKind::Unsupported,
+        },
+        message: e.0,
+    }
+}
+
+pub(super) fn input_error(message: impl Into<String>) -> OpError {
+    OpError {
+        kind: ErrorKind::Input,
+        message: message.into(),
     }
 }

@@ -1,6 +1,16 @@
-//! The general chunked path: per-op stages over lane buffers (float, integer, comparison), the binary dispatcher over the fused fast paths, and the unary ops.
+//! The general chunked path: per chunk, both operands loaded (converting) into f32/f64/i64
+//! lane buffers, one per-op stage (float, integer, comparison), and the result stored with one
+//! rounding. Every real dtype pair runs here when no fused path (`fused`) takes it.
 
-use super::*;
+use super::input::{Input, for_chunks};
+use super::lanes::{
+    F32Store, F64SmallStore, Lane, Load, OutChunk, f32_lane, f32_lanes_round_correctly, f32_loader,
+    f64_lane, f64_loader, f64_small_loader, int_lane, int_loader, load_into, store_f64, store_int,
+};
+use super::vocab::{CHUNK, Op};
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::numeric::dtype::DType;
 
 /// NumPy's `npy_divmod` floor division for floats.
 #[inline(always)]
@@ -57,7 +67,9 @@ macro_rules! remainder_fn {
         }
     };
 }
+
 remainder_fn!(remainder_f64, f64);
+
 remainder_fn!(remainder_f32, f32);
 
 macro_rules! float_stage {
@@ -90,7 +102,9 @@ macro_rules! float_stage {
         }
     };
 }
+
 float_stage!(stage_f32, f32, floor_div_f32, remainder_f32);
+
 float_stage!(stage_f64, f64, floor_div_f64, remainder_f64);
 
 pub(super) fn compare<T: PartialOrd + Copy>(op: Op, a: &[T], b: &[T], out: &mut [u8]) {
@@ -180,31 +194,6 @@ pub(super) fn stage_int(op: Op, signed: bool, bits: u32, a: &[i64], b: &[i64], o
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Driving: broadcasting, chunks, threads
-
-pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
-    // A scalar (one element) against an array takes the fused passes too: they read it as
-    // its value, or as a tile made only once a pass is chosen (`zip_chunks`).
-    if fused_float(op, c, x, y, out)
-        || fused_small(op, c, x, y, out)
-        || fused_halves(op, c, x, y, out)
-        || fused_pairs(op, c, x, y, out)
-        || fused_int(op, c, x, y, out)
-    {
-        return;
-    }
-    run_chunked(op, c, x, y, out)
-}
-
-/// `op(x, s)` computed in float32 lanes with the scalar `s` at float32 precision, each result
-/// rounded to the 16-bit float `c` (PyTorch's `opmath_t` for a scalar second operand).
-pub(super) fn run_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
-    if !fused_opmath(op, c, x, s, out) {
-        general_opmath(op, c, x, s, out)
-    }
-}
-
 /// `run_opmath` by the general float32 lane path.
 pub(super) fn general_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) {
     let scalar =
@@ -227,38 +216,6 @@ pub(super) fn general_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data
         stage_f32,
         |r, chunk| store.store(r, &mut [0u32; CHUNK], chunk),
     );
-}
-
-/// `run_opmath` in one fused pass for a full operand of the 16-bit float `c` itself and
-/// multiply or true_divide: widen exactly, one float32 operation with `s`, one rounding.
-fn fused_opmath(op: Op, c: DType, x: &Input, s: f32, out: &mut Data) -> bool {
-    let (Data::U16(a), Data::U16(o)) = (&x.array.data, out) else {
-        return false;
-    };
-    if x.splat || x.array.dtype != c || !matches!(op, Op::Multiply | Op::TrueDivide) {
-        return false;
-    }
-    let tile = [s]; // read as its value (`fused_go`)
-    let bf16 = c == DType::BFLOAT16;
-    macro_rules! go {
-        ($load:expr, $enc:expr) => {
-            match op {
-                Op::Multiply => fused_go(a, &tile, o, $load, |v: f32| v, |x, y| x * y, $enc),
-                _ => fused_go(a, &tile, o, $load, |v: f32| v, |x, y| x / y, $enc),
-            }
-        };
-    }
-    if bf16 {
-        go!(|v: u16| f32::from_bits((v as u32) << 16), |v: f32| {
-            crate::kernels::cast::f32_to_bf16(canon32(v))
-        });
-    } else {
-        go!(
-            |v: u16| f32::from_bits(crate::kernels::cast::f16_to_f32(v)),
-            |v: f32| crate::kernels::cast::f32_to_f16(canon32(v))
-        );
-    }
-    true
 }
 
 /// The general path over float lanes `L`: per chunk, load both operands (converting), then
@@ -294,7 +251,8 @@ fn float_lanes<L: Lane + Default + PartialOrd + Send + Sync>(
     });
 }
 
-/// The general path: per chunk, load (converting) into lane buffers, compute, store.
+/// The general path for a real result dtype `c` (complex results: `complex::run_complex`): per
+/// chunk, load (converting) into lane buffers, compute, store.
 pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
     let (xd, yd) = (&x.array.data, &y.array.data);
     let (xt, yt) = (x.array.dtype, y.array.dtype);
@@ -364,101 +322,8 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 }
             });
         }
-        DType::Complex64 | DType::Complex128 => run_complex(op, c, x, y, out),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Complex
-
-/// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
-/// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
-pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
-    let a = canonical_array(policy, a);
-    let a = a.as_ref();
-    let d = a.dtype;
-    accepts_operands(policy, op.id(), &[Operand::Array(d)])?;
-    accepts(policy, op.id(), d)?;
-    let out_dtype = match (op, d) {
-        (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
-        (UnaryOp::Absolute, DType::Complex128) => DType::Float64,
-        _ => d,
-    };
-    let mut out = Array::zeroed(out_dtype, a.shape.clone());
-    match d {
-        DType::Bool => out.data.assign(a.data.clone()),
-        DType::Int { bits, signed } => {
-            let unsigned = !signed;
-            let l = int_loader(d, d);
-            for_chunks(&mut out.data, |start, chunk| {
-                let n = chunk.len();
-                let mut v = [0i64; CHUNK];
-                load_into(&l, &a.data, start, false, &mut v[..n], int_lane);
-                for x in &mut v[..n] {
-                    *x = match op {
-                        UnaryOp::Negative => x.wrapping_neg(),
-                        UnaryOp::Absolute if unsigned => *x,
-                        UnaryOp::Absolute => x.wrapping_abs(),
-                    };
-                }
-                store_int(&v[..n], chunk, bits);
-            });
-        }
-        DType::Float32 | DType::Small(_) => {
-            let l = f32_loader(d, d);
-            let store = F32Store::new(d);
-            for_chunks(&mut out.data, |start, chunk| {
-                let n = chunk.len();
-                let mut v = [0f32; CHUNK];
-                load_into(&l, &a.data, start, false, &mut v[..n], f32_lane);
-                for x in &mut v[..n] {
-                    *x = match op {
-                        UnaryOp::Negative => -*x,
-                        UnaryOp::Absolute => x.abs(),
-                    };
-                }
-                let mut bits = [0u32; CHUNK];
-                store.store(&v[..n], &mut bits, chunk);
-            });
-        }
-        DType::Float64 => {
-            let l = f64_loader(d);
-            for_chunks(&mut out.data, |start, chunk| {
-                let n = chunk.len();
-                let mut v = [0f64; CHUNK];
-                load_into(&l, &a.data, start, false, &mut v[..n], f64_lane);
-                for x in &mut v[..n] {
-                    *x = match op {
-                        UnaryOp::Negative => -*x,
-                        UnaryOp::Absolute => x.abs(),
-                    };
-                }
-                store_f64(&v[..n], chunk);
-            });
-        }
         DType::Complex64 | DType::Complex128 => {
-            let n = a.len();
-            let mut bits = Vec::with_capacity(n);
-            let zero_minus = policy.semantics.complex_negative == ComplexNegative::ZeroMinus;
-            for i in 0..n {
-                let (re, im) = complex_at(a, i, d);
-                // Under `ComplexNegative::ZeroMinus` negation is 0 − x, so ±0 becomes +0.
-                let neg = |x: f64| if zero_minus { 0.0 - x } else { -x };
-                bits.push(match (op, d) {
-                    (UnaryOp::Negative, DType::Complex64) => [
-                        canon32(neg(re) as f32) as u64,
-                        canon32(neg(im) as f32) as u64,
-                    ],
-                    (UnaryOp::Negative, _) => [canon64(neg(re)), canon64(neg(im))],
-                    // hypot of the float32 parts, computed in f64 and rounded once.
-                    (UnaryOp::Absolute, DType::Complex64) => {
-                        [canon32(re.hypot(im) as f32) as u64, 0]
-                    }
-                    (UnaryOp::Absolute, _) => [canon64(re.hypot(im)), 0],
-                });
-            }
-            out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
+            unreachable!("complex results run in `complex::run_complex` (`dispatch::run_binary`)")
         }
     }
-    Ok(out)
 }

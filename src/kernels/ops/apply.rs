@@ -1,0 +1,156 @@
+//! The one dispatcher the conformance runner and the Python package share: an op parsed once
+//! from its name, then run on its arguments, into storage the caller may provide.
+
+use super::accept::canonical_arg;
+use super::astype::astype_into;
+use super::binary::{as_rewritten, compute_binary, rewrite};
+use super::nary::{clip, select};
+use super::plan::plan;
+use super::reduce::sum;
+use super::shape::check_out;
+use super::unary::unary;
+use super::vocab::{Arg, ErrorKind, Op, OpError, UnaryOp, input_error};
+use crate::kernels::array::Array;
+use crate::numeric::dtype::DType;
+use crate::numeric::op::OpId;
+use crate::promote::Generated;
+
+/// What some ops take beyond their arguments.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// The destination dtype of `astype`.
+    pub dtype: Option<DType>,
+    /// The axis of `sum` (`None`: the whole array).
+    pub axis: Option<usize>,
+}
+
+/// The kernel op of a name, parsed once at the edge (a runner line, a Python call): an op of the
+/// catalogue the reference kernels run, or an `unsupported` error with the nearest name.
+pub fn parse_op(name: &str) -> Result<OpId, OpError> {
+    if let Some(op) = OpId::named(name).filter(|o| o.info().kernel) {
+        return Ok(op);
+    }
+    let known: Vec<&str> = crate::numeric::op::CATALOGUE
+        .iter()
+        .filter(|o| o.kernel)
+        .map(|o| o.name)
+        .collect();
+    let hint = known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(s, _)| *s > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(_, k)| format!("; did you mean `{k}`?"));
+    Err(OpError {
+        kind: ErrorKind::Unsupported,
+        message: format!("unknown op `{name}`{hint}"),
+    })
+}
+
+/// Runs the kernel op `op` (a binary op, a unary op, `astype`, `clip`, `where`, `sum`: see
+/// [`parse_op`]) on `args` under `policy`: the one dispatcher the conformance runner and the
+/// Python package share.
+pub fn apply(
+    policy: &Generated,
+    op: OpId,
+    args: &[Arg],
+    options: Options,
+) -> Result<Array, OpError> {
+    apply_with(policy, op, args, options, |dtype, shape| {
+        Ok(Array::zeroed(dtype, shape.to_vec()))
+    })
+}
+
+/// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
+/// dtype and shape, after the operands are checked and before any work, and returns the array
+/// to fill (a view of a NumPy array's buffer, say: [`Data::borrowed`]). Binary ops and
+/// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
+/// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
+/// `s / t`, `t.reciprocal() * s`: `binary::rewrite`) computes its first step before `alloc`.
+pub fn apply_with(
+    policy: &Generated,
+    op: OpId,
+    args: &[Arg],
+    options: Options,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    // The library's own conversion of each input comes first (`[canonical]`).
+    if args
+        .iter()
+        .any(|a| matches!(a, Arg::Array(x) if policy.canonical_dtype(x.dtype) != x.dtype))
+    {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| canonical_arg(policy, a).into_owned())
+            .collect();
+        return apply_with(policy, op, &args, options, alloc);
+    }
+    let checked =
+        |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
+    let name = op.name();
+    if let Some(o) = Op::of_id(op) {
+        let [a, b] = args else {
+            return Err(input_error(format!(
+                "{name} takes 2 arguments, got {}",
+                args.len()
+            )));
+        };
+        if let Some(args) = rewrite(policy, o, a, b)? {
+            return apply_with(policy, Op::Multiply.id(), &args, options, alloc)
+                .map_err(as_rewritten(policy));
+        }
+        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
+        let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
+        compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
+        return Ok(out);
+    }
+    if op == OpId::ASTYPE {
+        let to = policy.canonical_dtype(
+            options
+                .dtype
+                .ok_or_else(|| input_error("astype needs `dtype`"))?,
+        );
+        let a = array_arg(args, 0, name)?;
+        let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
+        astype_into(a, &mut out)?;
+        return Ok(out);
+    }
+    let r = if let Some(u) = UnaryOp::of_id(op) {
+        unary(policy, u, array_arg(args, 0, name)?)?
+    } else if op == OpId::CLIP || op == OpId::WHERE {
+        let [a, b, c] = args else {
+            let names = if op == OpId::CLIP {
+                "x, lo, hi"
+            } else {
+                "cond, x, y"
+            };
+            return Err(input_error(format!(
+                "{name} takes 3 arguments ({names}), got {}",
+                args.len()
+            )));
+        };
+        if op == OpId::CLIP {
+            clip(policy, a, b, c)?
+        } else {
+            select(policy, a, b, c)?
+        }
+    } else if op == OpId::SUM {
+        sum(policy, array_arg(args, 0, name)?, options.axis)?
+    } else {
+        return Err(OpError {
+            kind: ErrorKind::Unsupported,
+            message: format!("{name} has no reference kernel"),
+        });
+    };
+    let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
+    out.data.assign(r.data);
+    Ok(out)
+}
+
+fn array_arg<'a>(args: &'a [Arg], k: usize, op: &str) -> Result<&'a Array, OpError> {
+    match args.get(k) {
+        Some(Arg::Array(a)) => Ok(a),
+        Some(Arg::Scalar(_)) => Err(input_error(format!("{op} takes an array argument"))),
+        None => Err(input_error(format!("{op} needs {} argument(s)", k + 1))),
+    }
+}

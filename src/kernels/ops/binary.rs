@@ -1,0 +1,219 @@
+//! The public binary ops (`binary`, `binary_into`) and the policy's conventions applied around
+//! a planned op: a scalar at float32 precision, a complex `add` with α, a zero remainder's
+//! sign, float floor division as the floor of the quotient, PyTorch's `s / t` rewritten.
+
+use super::accept::{accepts_operands, canonical_arg};
+use super::astype::astype;
+use super::complex::complex_alpha;
+use super::dispatch::{run_binary, run_opmath};
+use super::input::Input;
+use super::plan::plan;
+use super::shape::check_out;
+use super::vocab::{Arg, Op, OpError, Scalar};
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::numeric::dtype::DType;
+use crate::numeric::op::ComplexAdd;
+use crate::numeric::op::FloatFloorDivide;
+use crate::numeric::op::ScalarOverArray;
+use crate::numeric::op::ScalarPrecision;
+use crate::numeric::op::ZeroSign;
+use crate::promote::Generated;
+
+/// `true_divide(s, t)` of a Python number and an array as the policy's library computes it:
+/// under `ScalarOverArray::ReciprocalTimes` (PyTorch's `s / t`) the operands of
+/// `multiply(1 / t, s)`, the reciprocal computed here; `None` where the op is as written. The
+/// product's dtype and errors are then the op's: `2**63 / bool` is float32, where the quotient
+/// would have no dtype (bool with uint64).
+pub(super) fn rewrite(
+    policy: &Generated,
+    op: Op,
+    a: &Arg,
+    b: &Arg,
+) -> Result<Option<[Arg; 2]>, OpError> {
+    let (Op::TrueDivide, Arg::Scalar(s), Arg::Array(_), ScalarOverArray::ReciprocalTimes) =
+        (op, a, b, policy.semantics.scalar_over_array)
+    else {
+        return Ok(None);
+    };
+    // The op as written takes these operands before it becomes two others.
+    accepts_operands(policy, op.id(), &[a.operand(), b.operand()])?;
+    let one = Arg::Scalar(Scalar::Int(1));
+    let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b)?;
+    let mut r = Array::zeroed(to, shape);
+    compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r);
+    Ok(Some([Arg::Array(r), Arg::Scalar(*s)]))
+}
+
+/// An error of a rewritten op (see [`rewrite`]) that says what was computed.
+pub(super) fn as_rewritten(policy: &Generated) -> impl Fn(OpError) -> OpError + '_ {
+    move |e| OpError {
+        kind: e.kind,
+        message: format!(
+            "the {} policy's library computes `s / t` as `t.reciprocal() * s`: {}",
+            policy.name, e.message
+        ),
+    }
+}
+
+/// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
+pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
+    let (a, b) = (a.as_ref(), b.as_ref());
+    if let Some([r, s]) = rewrite(policy, op, a, b)? {
+        return binary(policy, Op::Multiply, &r, &s).map_err(as_rewritten(policy));
+    }
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    let mut out = Array::zeroed(out_dtype, shape);
+    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
+    Ok(out)
+}
+
+/// Runs a planned op into `out` with the policy's conventions: a scalar second operand of a
+/// 16-bit float op at float32 precision (`ScalarPrecision::Float32`), the sign of a zero
+/// float remainder (`ZeroSign::Dividend`), float floor division as the floor of the rounded
+/// quotient (`FloatFloorDivide::FloorOfQuotient`).
+pub(super) fn compute_binary(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
+    // The float dtypes every library computes in (the conventions below are theirs).
+    let common_float = matches!(
+        compute,
+        DType::FLOAT16 | DType::BFLOAT16 | DType::Float32 | DType::Float64
+    );
+    // `floor(a / b)`: the quotient as true_divide rounds it, then its floor in place (exact).
+    let floor_of_quotient = op == Op::FloorDivide
+        && common_float
+        && out.dtype == compute
+        && policy.semantics.float_floor_divide == FloatFloorDivide::FloorOfQuotient;
+    let op = if floor_of_quotient {
+        Op::TrueDivide
+    } else {
+        op
+    };
+    // `2.5 * t` is `t * 2.5` to Python: a Python scalar first multiplies as a second one.
+    let swapped = op == Op::Multiply && matches!(a, Arg::Scalar(_));
+    let scalar = if swapped {
+        opmath_scalar(policy, op, compute, a)
+    } else {
+        opmath_scalar(policy, op, compute, b)
+    };
+    let alpha = matches!(op, Op::Add | Op::Subtract)
+        && compute.is_complex()
+        && policy.semantics.complex_add == ComplexAdd::Alpha;
+    match scalar {
+        Some(s) if swapped => run_opmath(op, compute, y, s, &mut out.data),
+        Some(s) => run_opmath(op, compute, x, s, &mut out.data),
+        // `2 + t` is `t + 2` to Python: the scalar is the one multiplied by α.
+        None if alpha && op == Op::Add && matches!(a, Arg::Scalar(_)) => out
+            .data
+            .assign(complex_alpha(op, compute, y, x, out.shape.clone()).data),
+        None if alpha => out
+            .data
+            .assign(complex_alpha(op, compute, x, y, out.shape.clone()).data),
+        None => run_binary(op, compute, x, y, &mut out.data),
+    }
+    if op == Op::Remainder
+        && policy.semantics.remainder_zero_sign == ZeroSign::Dividend
+        && common_float
+    {
+        zero_takes_dividends_sign(a, x, compute, out);
+    }
+    if floor_of_quotient {
+        floor_in_place(compute, &mut out.data);
+    }
+}
+
+/// Every element of a float16, bfloat16, float32 or float64 array replaced by its floor, which
+/// is a value of the same format (no rounding); NaN and ±inf stay.
+fn floor_in_place(d: DType, data: &mut Data) {
+    use crate::kernels::cast::{f16_to_f32, f32_to_f16};
+    match data {
+        Data::U64(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f64::from_bits(*b).floor().to_bits()),
+        Data::U32(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f32::from_bits(*b).floor().to_bits()),
+        Data::U16(v) if d == DType::BFLOAT16 => v
+            .iter_mut()
+            .for_each(|b| *b = (f32::from_bits((*b as u32) << 16).floor().to_bits() >> 16) as u16),
+        Data::U16(v) => v
+            .iter_mut()
+            .for_each(|b| *b = f32_to_f16(f32::from_bits(f16_to_f32(*b)).floor().to_bits())),
+        _ => unreachable!("the storage of float16, bfloat16, float32 or float64"),
+    }
+}
+
+/// The float32 value of `b` when it enters `op` at float32 precision: PyTorch computes
+/// `multiply`, `true_divide` and `floor_divide` of float16/bfloat16 with a second operand that
+/// is a scalar (a Python number or a zero-dim array) in float32, the scalar rounded to
+/// float32 from its own value.
+fn opmath_scalar(policy: &Generated, op: Op, compute: DType, b: &Arg) -> Option<f32> {
+    if policy.semantics.reduced_float_scalars != ScalarPrecision::Float32
+        || !matches!(op, Op::Multiply | Op::TrueDivide | Op::FloorDivide)
+        || !matches!(compute, DType::FLOAT16 | DType::BFLOAT16)
+    {
+        return None;
+    }
+    match b {
+        Arg::Scalar(Scalar::Bool(v)) => Some(*v as u8 as f32),
+        Arg::Scalar(Scalar::Int(v)) => Some(*v as f32),
+        Arg::Scalar(Scalar::Float(v)) => Some(*v as f32),
+        Arg::Scalar(Scalar::Complex(..)) => None,
+        Arg::Array(arr) if arr.shape.is_empty() && !arr.dtype.is_complex() => {
+            let Data::U32(v) = astype(arr, DType::Float32).data else {
+                unreachable!("float32 storage")
+            };
+            Some(f32::from_bits(v[0]))
+        }
+        Arg::Array(_) => None,
+    }
+}
+
+/// A zero result of a float `remainder` takes the dividend's sign (C's `fmod`), not the
+/// divisor's.
+fn zero_takes_dividends_sign(a: &Arg, x: &Input, compute: DType, out: &mut Array) {
+    let w = compute.pattern_bits();
+    let sign = 1u64 << (w - 1);
+    let dividend = match a {
+        Arg::Scalar(_) => x.array.clone().into_owned(),
+        Arg::Array(_) => astype(&x.array, compute),
+    };
+    let signs: Vec<u64> = dividend.bits().iter().map(|b| b[0] & sign).collect();
+    let bits: Vec<[u64; 2]> = out
+        .bits()
+        .into_iter()
+        .enumerate()
+        .map(|(i, [r, _])| {
+            let s = signs[if signs.len() == 1 { 0 } else { i }];
+            [if r & !sign == 0 { s } else { r }, 0]
+        })
+        .collect();
+    let r = Array::from_bits(out.dtype, out.shape.clone(), &bits).expect("same shape");
+    out.data.assign(r.data);
+}
+
+/// `binary` into a preallocated output of the result's dtype and shape.
+pub fn binary_into(
+    policy: &Generated,
+    op: Op,
+    a: &Arg,
+    b: &Arg,
+    out: &mut Array,
+) -> Result<(), OpError> {
+    let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
+    let (a, b) = (a.as_ref(), b.as_ref());
+    if let Some([r, s]) = rewrite(policy, op, a, b)? {
+        return binary_into(policy, Op::Multiply, &r, &s, out).map_err(as_rewritten(policy));
+    }
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    check_out(out, out_dtype, &shape)?;
+    compute_binary(policy, op, compute, (a, &x), (b, &y), out);
+    Ok(())
+}

@@ -1,0 +1,261 @@
+//! The n-ary ops `clip` and `where`: the result dtype is the n-ary join of the operands, each
+//! converted to it once, with each library's conventions for scalar bounds and mixed operands.
+
+use super::accept::{accepts, accepts_operands, canonical_arg};
+use super::astype::astype;
+use super::binary::binary;
+use super::scalar::{Conversion, int_range, python_ints_fit};
+use super::shape::{broadcast, expand};
+use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
+use crate::kernels::array::Array;
+use crate::kernels::array::Data;
+use crate::numeric::dtype::DType;
+use crate::numeric::op::ClipBounds;
+use crate::numeric::op::ClipComposition;
+use crate::numeric::op::ClipMixedBounds;
+use crate::numeric::op::OpId;
+use crate::numeric::op::PythonInt;
+use crate::numeric::op::WhereScalars;
+use crate::promote::Generated;
+
+/// An operand of an n-ary op converted once to its computation dtype: an array by `astype`
+/// (a zero-dim one through float32 where the policy's library rounds it so), a Python scalar by
+/// the policy's scalar rules, except that under `PythonInt::Wrap` an int must be one the
+/// integer result can take (`int_fits_nary`).
+fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result<Array, OpError> {
+    let conv = Conversion::of(policy, compute);
+    match a {
+        Arg::Array(arr) => Ok(conv
+            .zero_dim(arr, compute)
+            .unwrap_or_else(|| astype(arr, compute))),
+        Arg::Scalar(s) => {
+            if let (Scalar::Int(v), PythonInt::Wrap) = (s, policy.semantics.python_int) {
+                int_fits_nary(policy, *v, compute, strict)?;
+            }
+            conv.scalar(*s, compute)
+        }
+    }
+}
+
+/// A Python int entering an n-ary op under `PythonInt::Wrap` (PyTorch): arithmetic wraps it,
+/// but `where` converts it checked (a negative value may wrap into an unsigned dtype by two's
+/// complement: `where(c, uint8, -1)` is 255, `where(c, int8, 300)` raises) and, `strict`,
+/// `clamp` with `ClipBounds::Checked` wants it in the dtype's range (`clamp(uint8, -1)` raises).
+fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> Result<(), OpError> {
+    let DType::Int { bits, signed } = compute else {
+        return Ok(());
+    };
+    let (lo, hi) = int_range(bits, signed);
+    let fits = (lo..=hi).contains(&v) || (!signed && !strict && v < 0 && -v <= hi);
+    if fits {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "Python integer {v} does not fit {} (the {} policy's library raises for a scalar of \
+             clamp or where it cannot convert); use an array or a value in range",
+            compute.name(),
+            policy.name
+        ),
+    )
+}
+
+/// `clip(x, lo, hi)` under `policy` (`np.clip`, `jnp.clip`, `torch.clamp`,
+/// `tf.clip_by_value`): the result dtype is the n-ary join of all three operands (not a chain
+/// of binary joins), every operand is converted to it once, then `minimum(maximum(x, lo), hi)`
+/// with NumPy's NaN propagation; the three shapes broadcast together. Under
+/// `ClipComposition::Pairwise` it is `maximum(minimum(x, hi), lo)`, each a binary op on the
+/// operands as given, and the result keeps `x`'s shape.
+pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
+    let (x, lo, hi) = (
+        canonical_arg(policy, x),
+        canonical_arg(policy, lo),
+        canonical_arg(policy, hi),
+    );
+    let (x, lo, hi) = (x.as_ref(), lo.as_ref(), hi.as_ref());
+    if policy.semantics.clip_mixed_bounds == ClipMixedBounds::Unsupported {
+        let dimensioned = |a: &Arg| matches!(a, Arg::Array(arr) if !arr.shape.is_empty());
+        let number = |a: &Arg| matches!(a, Arg::Scalar(_));
+        if dimensioned(lo) && number(hi) || number(lo) && dimensioned(hi) {
+            return err(
+                ErrorKind::Unsupported,
+                format!(
+                    "clip with one bound a Python number and the other an array: the {} \
+                     policy's library takes both bounds as numbers or both as arrays (PyTorch's \
+                     clamp raises TypeError); pass both the same way",
+                    policy.name
+                ),
+            );
+        }
+    }
+    python_ints_fit(policy, &[x, lo, hi])?;
+    accepts_operands(
+        policy,
+        OpId::CLIP,
+        &[x.operand(), lo.operand(), hi.operand()],
+    )?;
+    let compute = policy
+        .nary_type(&[x.operand(), lo.operand(), hi.operand()])
+        .map_err(promotion)?;
+    accepts(policy, OpId::CLIP, compute)?;
+    let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
+    let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
+    if strict {
+        for bound in [lo, hi] {
+            cast(bound)?; // a Python int out of the dtype's range first
+            checked_scalar(bound, compute, "clamp")?;
+        }
+    }
+    if policy.semantics.clip_composition == ClipComposition::Pairwise {
+        let shape = broadcast(&broadcast(x.shape(), lo.shape())?, hi.shape())?;
+        if shape != x.shape() {
+            return err(
+                ErrorKind::Input,
+                format!(
+                    "bounds of shapes {:?} and {:?} broadcast the clipped operand's {:?} to \
+                     {shape:?}; the {} policy's library keeps its shape (TensorFlow raises \
+                     ValueError): broadcast the operand first",
+                    lo.shape(),
+                    hi.shape(),
+                    x.shape(),
+                    policy.name
+                ),
+            );
+        }
+        let below = binary(policy, Op::Minimum, x, hi)?;
+        return binary(policy, Op::Maximum, &Arg::Array(below), lo);
+    }
+    let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
+    let floor = binary(policy, Op::Maximum, &x, &lo)?;
+    binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
+}
+
+/// A Python number that `op` converts checked into `compute` (`ClipBounds::Checked`'s clip
+/// bounds, `WhereScalars::Checked`'s where values): greater in magnitude than the dtype's
+/// largest finite value, it is an `overflow` error.
+fn checked_scalar(value: &Arg, compute: DType, op: &str) -> Result<(), OpError> {
+    let Arg::Scalar(s) = value else {
+        return Ok(());
+    };
+    if !past_finite_range(*s, compute) {
+        return Ok(());
+    }
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "the Python number {} is past {}'s range (PyTorch's {op} raises: \"value cannot be \
+             converted without overflow\"); pass a value the result dtype holds",
+            shown(*s),
+            compute.name()
+        ),
+    )
+}
+
+/// Whether a Python number has a finite value (or part) greater in magnitude than the largest
+/// finite value of the float or complex dtype `compute` (never for other dtypes, nor for ±inf
+/// and NaN, which every float format holds or represents).
+fn past_finite_range(s: Scalar, compute: DType) -> bool {
+    let Some(format) = compute.float_format() else {
+        return false;
+    };
+    let max = format.max_finite().to_f64();
+    let past = |v: f64| v.is_finite() && v.abs() > max;
+    match s {
+        Scalar::Bool(_) => false,
+        Scalar::Int(v) => (v as f64).abs() > max,
+        Scalar::Float(v) => past(v),
+        Scalar::Complex(re, im) => past(re) || past(im),
+    }
+}
+
+/// A Python number as an error message shows it.
+fn shown(s: Scalar) -> String {
+    match s {
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(v) => v.to_string(),
+        Scalar::Float(v) => format!("{v:e}"),
+        Scalar::Complex(re, im) => format!("({re:e}, {im:e})"),
+    }
+}
+
+/// Whether a Python scalar is true as a condition (nonzero; NaN is true, as in NumPy).
+fn truthy(s: Scalar) -> bool {
+    match s {
+        Scalar::Bool(b) => b,
+        Scalar::Int(x) => x != 0,
+        Scalar::Float(x) => x != 0.0,
+        Scalar::Complex(r, i) => r != 0.0 || i != 0.0,
+    }
+}
+
+/// `where(cond, x, y)` under `policy` (`np.where`, `jnp.where`, `torch.where`): the result
+/// dtype is the join of the two values (their n-ary join, categories included; the condition
+/// takes no part), each value converted to it once; an element is `x`'s where the condition
+/// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
+/// together.
+pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
+    let (cond, x, y) = (
+        canonical_arg(policy, cond),
+        canonical_arg(policy, x),
+        canonical_arg(policy, y),
+    );
+    let (cond, x, y) = (cond.as_ref(), x.as_ref(), y.as_ref());
+    python_ints_fit(policy, &[x, y])?;
+    accepts_operands(policy, OpId::WHERE, &[x.operand(), y.operand()])?;
+    let compute = policy
+        .nary_type(&[x.operand(), y.operand()])
+        .map_err(promotion)?;
+    accepts(policy, OpId::WHERE, compute)?;
+    // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where.
+    let wide = matches!(
+        compute,
+        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128
+    );
+    if policy.semantics.where_scalars == WhereScalars::Checked && wide {
+        checked_scalar(x, compute, "where")?;
+        checked_scalar(y, compute, "where")?;
+    }
+    let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
+    let cond = match cond {
+        Arg::Array(a) => astype(a, DType::Bool),
+        Arg::Scalar(s) => {
+            Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
+        }
+    };
+    let (x, y) = (
+        in_dtype(policy, x, compute, false)?,
+        in_dtype(policy, y, compute, false)?,
+    );
+    let full = |a: Array| {
+        if a.shape == shape {
+            a
+        } else {
+            expand(&a, &shape)
+        }
+    };
+    let (c, x, y) = (full(cond), full(x), full(y));
+    let Data::U8(c) = &c.data else {
+        unreachable!("bool is stored in bytes")
+    };
+    fn pick<T: Copy>(c: &[u8], x: &[T], y: &[T]) -> Vec<T> {
+        c.iter()
+            .zip(x.iter().zip(y))
+            .map(|(&c, (&x, &y))| if c != 0 { x } else { y })
+            .collect()
+    }
+    let data = match (&x.data, &y.data) {
+        (Data::U8(x), Data::U8(y)) => Data::U8(pick(c, x, y).into()),
+        (Data::U16(x), Data::U16(y)) => Data::U16(pick(c, x, y).into()),
+        (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y).into()),
+        (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y).into()),
+        (Data::C64(x), Data::C64(y)) => Data::C64(pick(c, x, y).into()),
+        (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y).into()),
+        _ => unreachable!("both values are in the result dtype"),
+    };
+    Ok(Array {
+        dtype: compute,
+        shape,
+        data,
+    })
+}

@@ -1,0 +1,215 @@
+//! Weak scalars: a Python int checked against the policy's library, a Python number
+//! materialised as a one-element array of the computation dtype, and how scalar operands reach
+//! that dtype (`Conversion`: through float32, through the integer join).
+
+use super::astype::astype;
+use super::vocab::{Arg, ErrorKind, OpError, Scalar, err};
+use crate::kernels::array::Array;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::Value;
+use crate::numeric::op::PythonInt;
+use crate::numeric::op::ScalarPrecision;
+use crate::promote::Generated;
+
+/// The values an integer dtype of `bits` holds, as a closed range.
+pub(super) fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    } else {
+        (0, (1 << bits) - 1)
+    }
+}
+
+/// A Python int is first parsed as the policy's Python-int type (`i*`'s materialisation), as
+/// JAX and TensorFlow do: outside its range it is an `overflow` error whatever the result
+/// dtype (`float16 + 2**63` raises OverflowError under JAX's x64, `float32 + 2**31` under x32
+/// and TensorFlow), except under `PythonInt::Wrap` (PyTorch's wider range).
+fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
+    if policy.semantics.python_int == PythonInt::Wrap {
+        // PyTorch takes a Python int as int64, or as uint64 from 2^63 on: only beyond raise.
+        if (-(1i128 << 63)..(1i128 << 64)).contains(&x) {
+            return Ok(());
+        }
+        return err(
+            ErrorKind::Overflow,
+            format!(
+                "Python integer {x} is outside [-2**63, 2**64) (PyTorch raises OverflowError); \
+                 use an array of the dtype wanted"
+            ),
+        );
+    }
+    let Some(DType::Int { bits, signed }) = policy.python_int_type() else {
+        return Ok(());
+    };
+    let (lo, hi) = int_range(bits, signed);
+    if (lo..=hi).contains(&x) {
+        return Ok(());
+    }
+    let int = DType::Int { bits, signed }.name();
+    err(
+        ErrorKind::Overflow,
+        format!(
+            "Python integer {x} does not fit {int}, the {} policy's Python-int type (its \
+             library raises OverflowError whatever the other operand); use an array of the \
+             dtype wanted",
+            policy.name
+        ),
+    )
+}
+
+/// A scalar as a one-element array of dtype `to` (the policy's result dtype): an int that
+/// does not fit an integer `to` is an `overflow` error, or wraps under `PythonInt::Wrap` and
+/// `PythonInt::Cast`.
+pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result<Array, OpError> {
+    let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
+    let real = |v: Value| -> Result<u64, OpError> {
+        match to {
+            DType::Bool | DType::Int { .. } => {
+                let Value::Finite { neg, mant, .. } = v else {
+                    unreachable!("integer scalars")
+                };
+                let (lo, hi) = match to {
+                    DType::Int { bits, signed } => int_range(bits, signed),
+                    _ => (0, 1),
+                };
+                let x = if neg { -(mant as i128) } else { mant as i128 };
+                if python_int != PythonInt::Fit && !matches!(to, DType::Bool) {
+                    let w = to.pattern_bits();
+                    return Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 });
+                }
+                if x < lo || x > hi {
+                    return err(
+                        ErrorKind::Overflow,
+                        format!(
+                            "Python integer {x} out of bounds for {} (NumPy 2 raises OverflowError); \
+                             use an array of a wider dtype",
+                            to.name()
+                        ),
+                    );
+                }
+                let w = to.pattern_bits();
+                Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 })
+            }
+            _ => Ok(to.float_format().expect("float").encode(v)),
+        }
+    };
+    let int_value = |x: i128| Value::Finite {
+        neg: x < 0,
+        mant: x.unsigned_abs(),
+        exp: 0,
+    };
+    let (re, im) = match s {
+        Scalar::Bool(b) => (int_value(b as i128), None),
+        Scalar::Int(x) => (int_value(x), None),
+        Scalar::Float(x) => (Value::from_f64(x), None),
+        Scalar::Complex(r, i) => (Value::from_f64(r), Some(Value::from_f64(i))),
+    };
+    if to.is_complex() {
+        let f = to.float_format().expect("complex parts");
+        let im = im.unwrap_or(Value::zero(false));
+        return Ok(one([f.encode(re), f.encode(im)]));
+    }
+    if im.is_some() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a complex scalar cannot combine into {}", to.name()),
+        );
+    }
+    if matches!(s, Scalar::Float(_)) && !to.is_float() {
+        return err(
+            ErrorKind::Unsupported,
+            format!("a float scalar cannot combine into {}", to.name()),
+        );
+    }
+    Ok(one([real(re)?, 0]))
+}
+
+/// How scalar operands (Python numbers, zero-dim arrays) reach the computation dtype.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Conversion {
+    python_int: PythonInt,
+    /// Through float32 first (PyTorch's `c10::Half(float)`, `c10::BFloat16(float)`;
+    /// TensorFlow's float32 tensor of a Python number): a Python float or a zero-dim float64
+    /// into float16/bfloat16 is rounded twice.
+    via_float32: bool,
+    /// Under `PythonInt::Cast`, the integer join a Python int is cast to before it reaches a
+    /// computation dtype the op rule chose (TensorFlow: `uint8 / -129` divides by 127.0).
+    int_join: Option<DType>,
+}
+
+impl Conversion {
+    pub(super) fn of(policy: &Generated, compute: DType) -> Conversion {
+        Conversion {
+            python_int: policy.semantics.python_int,
+            via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
+                && matches!(compute, DType::FLOAT16 | DType::BFLOAT16),
+            int_join: None,
+        }
+    }
+
+    /// The same, with `join` the operands' join where an op rule made the computation dtype
+    /// something else (`true_divide` of integers): a Python int is cast to an integer join
+    /// first under `PythonInt::Cast`.
+    pub(super) fn through(self, join: DType) -> Conversion {
+        let cast = self.python_int == PythonInt::Cast && matches!(join, DType::Int { .. });
+        Conversion {
+            int_join: cast.then_some(join),
+            ..self
+        }
+    }
+
+    /// A scalar operand as a one-element array of `compute`.
+    pub(super) fn scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
+        if let (Scalar::Int(_), Some(join)) = (s, self.int_join) {
+            return Ok(astype(&materialise(s, join, self.python_int)?, compute));
+        }
+        let s = match s {
+            Scalar::Float(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
+            Scalar::Int(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
+            s => s,
+        };
+        materialise(s, compute, self.python_int)
+    }
+
+    /// A zero-dim array operand, rounded through float32 where it must be (else as it is:
+    /// the loaders convert it once).
+    pub(super) fn zero_dim(self, a: &Array, compute: DType) -> Option<Array> {
+        (self.via_float32 && a.shape.is_empty() && a.dtype != compute && !a.dtype.is_complex())
+            .then(|| astype(&astype(a, DType::Float32), compute))
+    }
+}
+
+/// Every Python int operand is one the policy's library reads: `python_int_fits`, and under
+/// `PythonInt::Wrap` an int from 2^63 on (a uint64 to PyTorch) does not combine with a bool
+/// array or with another Python bool, int or complex ("Promotion for uint16, uint32, uint64
+/// types is not supported": PyTorch promotes uint64 only with a float, and a dimensioned or
+/// zero-dim integer, float or complex array outranks the Python number).
+pub(super) fn python_ints_fit(policy: &Generated, args: &[&Arg]) -> Result<(), OpError> {
+    for (k, arg) in args.iter().enumerate() {
+        let Arg::Scalar(Scalar::Int(x)) = arg else {
+            continue;
+        };
+        python_int_fits(policy, *x)?;
+        let clash = args.iter().enumerate().find_map(|(j, o)| match o {
+            _ if j == k => None,
+            Arg::Array(a) if a.dtype == DType::Bool => Some("a bool array"),
+            Arg::Scalar(Scalar::Bool(_)) => Some("a Python bool"),
+            Arg::Scalar(Scalar::Int(y)) if *y < 1 << 63 => Some("a Python int (int64)"),
+            Arg::Scalar(Scalar::Complex(..)) => Some("a Python complex"),
+            _ => None,
+        });
+        if let (PythonInt::Wrap, true, Some(other)) =
+            (policy.semantics.python_int, *x >= 1 << 63, clash)
+        {
+            return err(
+                ErrorKind::Promotion,
+                format!(
+                    "Python integer {x} is a uint64 to the {} policy's library, which does not \
+                     promote uint64 with {other}; use an int64 array",
+                    policy.name
+                ),
+            );
+        }
+    }
+    Ok(())
+}
