@@ -260,6 +260,7 @@ pub fn call<'py>(
     let options = ops::Options {
         dtype: dtype.map(dtype_named).transpose()?,
         axis,
+        ..ops::Options::default()
     };
     let out = match out {
         None => None,

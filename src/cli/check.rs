@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use typejoin::Input;
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::policy::diag::{Diagnostic, LoadError, Style};
 
 use super::*;
 
@@ -14,7 +14,7 @@ pub(crate) fn check(
     o: ReportOptions,
     (engine, prove_lints): (Engine, bool),
     timeout: u32,
-    (err_color, max_errors): (bool, usize),
+    errors: Style,
 ) -> Result<u8, LoadError> {
     let opts = typejoin::check::Options {
         timeout_ms: timeout,
@@ -80,7 +80,7 @@ pub(crate) fn check(
     for outcome in outcomes {
         let (input, text, report) = match outcome {
             Outcome::Unreadable(e) => {
-                eprint!("{}", e.render_at_most(err_color, max_errors));
+                eprint!("{}", e.render_with(errors));
                 annotations.extend(
                     e.diagnostics
                         .iter()

@@ -501,7 +501,6 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
 
 /// Runs one parsed command line: the exit code, with any input error rendered on stderr.
 pub fn run(cli: Cli) -> ExitCode {
-    typejoin::policy::diag::set_snippet_width(cli.snippet_width);
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -515,6 +514,11 @@ pub fn run(cli: Cli) -> ExitCode {
         ColorChoice::Auto => {
             std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
+    };
+    let errors = typejoin::policy::diag::Style {
+        color: err_color,
+        max_errors: cli.max_errors,
+        snippet_width: cli.snippet_width,
     };
     let result = match cli.cmd {
         Cmd::Check {
@@ -536,7 +540,7 @@ pub fn run(cli: Cli) -> ExitCode {
             },
             (engine.into(), prove_lints),
             timeout,
-            (err_color, cli.max_errors),
+            errors,
         ),
         Cmd::Codegen { files, out } => codegen::codegen(&files, &out),
         Cmd::Run {
@@ -547,8 +551,10 @@ pub fn run(cli: Cli) -> ExitCode {
         } => run::run_cases(
             &cases,
             &policy,
-            typejoin::jobs::conformance::Limits { max_line_bytes },
-            max_elements,
+            typejoin::jobs::conformance::Limits {
+                max_line_bytes,
+                max_elements,
+            },
         ),
         Cmd::Docs {
             out,
@@ -640,7 +646,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprint!("{}", e.render_at_most(err_color, cli.max_errors));
+            eprint!("{}", e.render_with(errors));
             ExitCode::from(2)
         }
     }

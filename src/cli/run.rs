@@ -6,14 +6,8 @@ use typejoin::jobs::conformance::{Limits, run_stream};
 use typejoin::policy::diag::{Diagnostic, LoadError};
 
 /// Answers every case of a JSON-lines file (or stdin), streaming.
-pub(crate) fn run_cases(
-    cases: &Path,
-    policy: &str,
-    limits: Limits,
-    max_elements: usize,
-) -> Result<u8, LoadError> {
+pub(crate) fn run_cases(cases: &Path, policy: &str, limits: Limits) -> Result<u8, LoadError> {
     let policy = typejoin::kernels::policy(policy)?;
-    typejoin::kernels::ops::set_max_elements(max_elements);
     let shown = cases.to_string_lossy();
     let reader: Box<dyn std::io::BufRead> = if shown == "-" {
         Box::new(std::io::stdin().lock())

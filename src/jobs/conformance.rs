@@ -142,7 +142,7 @@ fn answer(id: &Json, a: &Array) -> Json {
 }
 
 /// Runs one case (a parsed line).
-fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
+fn run_case(policy: &Generated, case: &Json, max_elements: usize) -> Result<Array, OpError> {
     let op = case
         .get("op")
         .and_then(Json::as_str)
@@ -171,20 +171,24 @@ fn run_case(policy: &Generated, case: &Json) -> Result<Array, OpError> {
         policy,
         ops::parse_op(op)?,
         &args,
-        ops::Options { dtype, axis },
+        ops::Options {
+            dtype,
+            axis,
+            max_elements,
+        },
     )
 }
 
 /// The answer line (without newline) to one input line. A panic in a kernel (a bug, never
 /// the input's fault) is caught and answered as an `internal` error, so one case cannot take
-/// the rest of the stream down.
-pub fn run_line(policy: &Generated, line: &str) -> String {
+/// the rest of the stream down. An op's result holds at most `limits.max_elements`.
+pub fn run_line(policy: &Generated, line: &str, limits: Limits) -> String {
     let (id, result) = match serde_json::from_str::<Json>(line) {
         Err(e) => (Json::Null, Err(input_error(format!("not JSON: {e}")))),
         Ok(case) if !case.is_object() => (Json::Null, Err(input_error("a case is a JSON object"))),
         Ok(case) => {
             let id = case.get("id").cloned().unwrap_or(Json::Null);
-            let run = std::panic::catch_unwind(|| run_case(policy, &case));
+            let run = std::panic::catch_unwind(|| run_case(policy, &case, limits.max_elements));
             (
                 id,
                 run.unwrap_or_else(|_| {
@@ -209,6 +213,8 @@ pub struct Limits {
     /// The longest line read (bytes, newline excluded); a longer line is skipped to its end
     /// without being held in memory and answered with an `input` error.
     pub max_line_bytes: usize,
+    /// The largest result (elements) an op may make; over it the case is an `input` error.
+    pub max_elements: usize,
 }
 
 /// 64 MiB: a million float64 elements as JSON take about 20 MB.
@@ -218,6 +224,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_elements: ops::DEFAULT_MAX_ELEMENTS,
         }
     }
 }
@@ -254,7 +261,7 @@ pub fn run_stream(
         } else {
             match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => run_line(policy, text),
+                Ok(text) => run_line(policy, text, limits),
                 Err(e) => json!({
                     "id": Json::Null,
                     "error": format!(

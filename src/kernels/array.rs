@@ -455,7 +455,7 @@ impl Array {
     }
 
     /// A zero-filled array whose shape is known to be countable: an existing array's, or a
-    /// broadcast result already checked against `ops::max_elements()`.
+    /// broadcast result already checked against its call's element limit (`ops::Options`).
     pub(in crate::kernels) fn zeroed(dtype: DType, shape: Vec<usize>) -> Array {
         Array::zeros(dtype, shape).expect("the shape of an existing array or a checked broadcast")
     }

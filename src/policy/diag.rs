@@ -2,8 +2,11 @@
 //!
 //! Library functions return them as values; only the CLI prints them.
 
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// One problem in one input file, located at a byte span.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,29 +19,41 @@ pub struct Diagnostic {
     pub width: usize,
     pub message: String,
     pub help: Option<String>,
-    /// The source line the span starts on, for the snippet: at most [`snippet_width`]
-    /// characters around the span (`…` marks what was cut), so a megabyte-long line costs a
-    /// few hundred bytes per error, not a megabyte.
-    pub source_line: String,
-    /// 1-based column of the span within `source_line` (equal to `col` when nothing was cut).
-    pub source_col: usize,
+    /// The whole source line the span starts on (no line break), empty without a position.
+    /// The diagnostics of one line share it, so a megabyte-long line with fifty thousand errors
+    /// is held once; rendering quotes a window of it ([`Style::snippet_width`]).
+    pub source_line: Arc<str>,
+    /// Byte offset of the span's start within `source_line`.
+    pub source_at: usize,
 }
 
 /// The widest source line a diagnostic quotes by default, in characters.
 pub const SNIPPET_CHARS: usize = 120;
 
-static SNIPPET_WIDTH: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(SNIPPET_CHARS);
+/// Diagnostics the CLI shows per file by default (`--max-errors`).
+pub const MAX_ERRORS: usize = 50;
 
-/// The widest source line a diagnostic quotes, in characters ([`SNIPPET_CHARS`] unless set).
-/// Process-wide, like a thread pool's size: the CLI's `--snippet-width` sets it once at start.
-pub fn snippet_width() -> usize {
-    SNIPPET_WIDTH.load(std::sync::atomic::Ordering::Relaxed)
+/// How diagnostics are shown: the CLI's `--color`, `--max-errors` and `--snippet-width`, passed
+/// to the renderer as a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// ANSI styles (the CLI decides from the terminal and `NO_COLOR`).
+    pub color: bool,
+    /// Diagnostics shown per error; the rest are counted in one line.
+    pub max_errors: usize,
+    /// The widest part of a source line quoted, in characters (at least 8; `…` marks a cut).
+    pub snippet_width: usize,
 }
 
-/// Sets [`snippet_width`] (at least 8 characters).
-pub fn set_snippet_width(n: usize) {
-    SNIPPET_WIDTH.store(n.max(8), std::sync::atomic::Ordering::Relaxed);
+impl Default for Style {
+    /// Plain, every diagnostic, [`SNIPPET_CHARS`] wide.
+    fn default() -> Style {
+        Style {
+            color: false,
+            max_errors: usize::MAX,
+            snippet_width: SNIPPET_CHARS,
+        }
+    }
 }
 
 /// A file's text with its path, to turn byte spans into diagnostics. Line starts are indexed
@@ -51,7 +66,9 @@ pub struct Source<'a> {
     /// Byte offset of every line's start.
     line_starts: Vec<usize>,
     /// (byte offset, its 1-based column) of the last position located.
-    last: std::cell::Cell<(usize, usize)>,
+    last: Cell<(usize, usize)>,
+    /// The lines diagnostics have quoted, by 0-based line index: each held once.
+    quoted: RefCell<HashMap<usize, Arc<str>>>,
 }
 
 impl<'a> Source<'a> {
@@ -63,7 +80,8 @@ impl<'a> Source<'a> {
             path,
             text,
             line_starts,
-            last: std::cell::Cell::new((0, 1)),
+            last: Cell::new((0, 1)),
+            quoted: RefCell::default(),
         }
     }
 
@@ -92,12 +110,16 @@ impl<'a> Source<'a> {
             .map_or(self.text.len(), |&s| s - 1);
         let end = floor_char_boundary(self.text, span.end.clamp(start, line_end));
         let width = self.text[start..end].chars().count().max(1);
-        let (source_line, source_col, width) = snippet(
-            &self.text[line_start..line_end],
-            start - line_start,
-            col,
-            width,
-        );
+        let source_line = self
+            .quoted
+            .borrow_mut()
+            .entry(line - 1)
+            .or_insert_with(|| {
+                self.text[line_start..line_end]
+                    .trim_end_matches('\r')
+                    .into()
+            })
+            .clone();
         Diagnostic {
             path: self.path.to_string(),
             line,
@@ -105,21 +127,26 @@ impl<'a> Source<'a> {
             width,
             message: message.into(),
             help: None,
+            source_at: (start - line_start).min(source_line.len()),
             source_line,
-            source_col,
         }
     }
 }
 
 /// The quoted part of `line` for a span at byte `at` (column `col`, `width` characters): the
-/// whole line when it is short, else a window of [`snippet_width`] characters that starts a
-/// little before the span, with `…` where it was cut. Returns the text, the span's column in
-/// it, and the width clipped to the window.
-fn snippet(line: &str, at: usize, col: usize, width: usize) -> (String, usize, usize) {
-    let line = line.trim_end_matches('\r');
+/// whole line when it is short, else a window of `chars` characters that starts a little
+/// before the span, with `…` where it was cut. Returns the text, the span's column in it, and
+/// the width clipped to the window.
+fn snippet(
+    line: &str,
+    at: usize,
+    col: usize,
+    width: usize,
+    chars: usize,
+) -> (String, usize, usize) {
     let at = floor_char_boundary(line, at.min(line.len()));
+    let chars = chars.max(8);
     // Short lines (measured in bytes first: cheap, and an upper bound on characters).
-    let chars = snippet_width();
     if line.len() <= chars || line.chars().nth(chars).is_none() {
         return (line.to_string(), col, width);
     }
@@ -172,13 +199,20 @@ impl Diagnostic {
             width: 1,
             message: message.into(),
             help: None,
-            source_line: String::new(),
-            source_col: 0,
+            source_line: Arc::from(""),
+            source_at: 0,
         }
     }
 
-    /// Renders with ANSI styles when `color` is set (the CLI decides), plain otherwise.
+    /// Renders with ANSI styles when `color` is set (the CLI decides), plain otherwise, the
+    /// source line quoted at most [`SNIPPET_CHARS`] wide.
     pub fn render(&self, color: bool) -> String {
+        self.render_with(color, SNIPPET_CHARS)
+    }
+
+    /// [`Diagnostic::render`] with the source line quoted at most `snippet_width` characters
+    /// wide (at least 8).
+    pub fn render_with(&self, color: bool, snippet_width: usize) -> String {
         let (red, blue, bold, reset) = if color {
             ("\x1b[1;31m", "\x1b[1;34m", "\x1b[1m", "\x1b[0m")
         } else {
@@ -194,14 +228,21 @@ impl Diagnostic {
             self.message
         );
         if !self.source_line.is_empty() {
+            let (quoted, source_col, width) = snippet(
+                &self.source_line,
+                self.source_at,
+                self.col,
+                self.width,
+                snippet_width,
+            );
             let num = self.line.to_string();
             let pad = " ".repeat(num.len());
-            let caret_pad = " ".repeat(self.source_col.saturating_sub(1));
+            let caret_pad = " ".repeat(source_col.saturating_sub(1));
             out += &format!("{blue}{pad} |{reset}\n");
-            out += &format!("{blue}{num} |{reset} {}\n", self.source_line);
+            out += &format!("{blue}{num} |{reset} {quoted}\n");
             out += &format!(
                 "{blue}{pad} |{reset} {caret_pad}{red}{}{reset}\n",
-                "^".repeat(self.width)
+                "^".repeat(width)
             );
         }
         if let Some(help) = &self.help {
@@ -230,19 +271,23 @@ impl LoadError {
         }
     }
 
-    /// Every diagnostic, rendered.
+    /// Every diagnostic, rendered in the default [`Style`] (with ANSI styles when `color`).
     pub fn render(&self, color: bool) -> String {
-        self.render_at_most(color, usize::MAX)
+        self.render_with(Style {
+            color,
+            ..Style::default()
+        })
     }
 
-    /// The first `max` diagnostics, then one line saying how many more there are (the CLI's
-    /// `--max-errors`): a file with fifty thousand mistakes reports in kilobytes.
-    pub fn render_at_most(&self, color: bool, max: usize) -> String {
+    /// The first `style.max_errors` diagnostics, then one line saying how many more there are
+    /// (the CLI's `--max-errors`): a file with fifty thousand mistakes reports in kilobytes.
+    pub fn render_with(&self, style: Style) -> String {
+        let max = style.max_errors;
         let mut out = self
             .diagnostics
             .iter()
             .take(max)
-            .map(|d| d.render(color))
+            .map(|d| d.render_with(style.color, style.snippet_width))
             .collect::<Vec<_>>()
             .join("\n");
         let more = self.diagnostics.len().saturating_sub(max);
@@ -287,9 +332,6 @@ pub fn decode(path: &str, bytes: Vec<u8>) -> Result<String, LoadError> {
         })
     })
 }
-
-/// Diagnostics the CLI shows per file by default (`--max-errors`).
-pub const MAX_ERRORS: usize = 50;
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -359,7 +401,8 @@ mod tests {
     }
 
     /// A long line is quoted as a window around the span, `…` where cut, the caret under the
-    /// span; a CR before the newline is not quoted.
+    /// span, as wide as the style asks; a CR before the newline is not quoted. The diagnostics
+    /// of one line share its text.
     #[test]
     fn long_lines_are_quoted_as_a_window() {
         let line = format!(
@@ -371,18 +414,32 @@ mod tests {
         let at = line.find("\"bad\"").unwrap();
         let d = src.error(at..at + 5, "bad");
         assert_eq!((d.line, d.col, d.width), (1, at + 1, 5));
-        assert_eq!(d.source_line.chars().count(), SNIPPET_CHARS + 2);
-        assert!(d.source_line.starts_with('…') && d.source_line.ends_with('…'));
-        let caret: String = d
-            .source_line
-            .chars()
-            .skip(d.source_col - 1)
-            .take(5)
-            .collect();
-        assert_eq!(caret, "\"bad\"");
+        let quoted = |d: &Diagnostic, chars| {
+            let shown = d.render_with(false, chars);
+            let lines: Vec<String> = shown.lines().map(String::from).collect();
+            (lines[3].clone(), lines[4].clone())
+        };
+        let (text, carets) = quoted(&d, SNIPPET_CHARS);
+        let text = text.strip_prefix("1 | ").unwrap();
+        assert_eq!(text.chars().count(), SNIPPET_CHARS + 2);
+        assert!(text.starts_with('…') && text.ends_with('…'));
+        let col = carets.find('^').unwrap() - 4;
+        assert_eq!(&carets[col + 4..], "^^^^^");
+        let under: String = text.chars().skip(col).take(5).collect();
+        assert_eq!(under, "\"bad\"");
+        let (narrow, _) = quoted(&d, 40);
+        assert_eq!(narrow.strip_prefix("1 | ").unwrap().chars().count(), 42);
+        let (whole, _) = quoted(&d, 10_000);
+        assert_eq!(whole, format!("1 | {}", line.trim_end()));
+        let again = src.error(at + 1..at + 2, "again");
+        assert!(Arc::ptr_eq(&d.source_line, &again.source_line));
         let short = Source::new("t", "a = 1\r\n");
         let d = short.error(4..5, "x");
-        assert_eq!((d.source_line.as_str(), d.source_col), ("a = 1", 5));
+        assert_eq!((&*d.source_line, d.source_at), ("a = 1", 4));
+        assert_eq!(
+            quoted(&d, SNIPPET_CHARS),
+            ("1 | a = 1".into(), "  |     ^".into())
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use typejoin::jobs::conformance::run_line;
+use typejoin::jobs::conformance::{Limits, run_line};
 
 use crate::root;
 
@@ -25,7 +25,7 @@ fn every_oracle_case_is_bit_exact() {
     assert_eq!((cases.len(), expected.len()), (390, 390));
     let (mut values, mut errors) = (0, 0);
     for (case, want) in cases.iter().zip(&expected) {
-        let got: Value = serde_json::from_str(&run_line(jax, case)).unwrap();
+        let got: Value = serde_json::from_str(&run_line(jax, case, Limits::default())).unwrap();
         let want: Value = serde_json::from_str(want).unwrap();
         assert_eq!(got["id"], want["id"]);
         if want.get("error").is_some() {
@@ -124,12 +124,50 @@ fn impossible_shapes_are_input_errors() {
         ),
     ];
     for (line, message) in cases {
-        let got: Value = serde_json::from_str(&run_line(jax, &line)).unwrap();
+        let got: Value = serde_json::from_str(&run_line(jax, &line, Limits::default())).unwrap();
         assert_eq!(
             (&got["kind"], &got["error"]),
             (&"input".into(), &message.into())
         );
     }
+}
+
+/// The result-size limit is a value each call carries, not process state: on two threads at
+/// once, the same `where` (three operands broadcast to 3 × 3) and `sum` are refused under a
+/// limit of 8 elements and answered under 9.
+#[test]
+fn the_element_limit_travels_with_each_call() {
+    let jax = typejoin::kernels::policy("jax").unwrap();
+    let select = r#"{"id": 1, "op": "where", "args": [{"dtype": "bool", "shape": [3, 1], "bits": [1, 0, 1]}, {"dtype": "int8", "shape": [1, 3], "bits": [1, 2, 3]}, {"scalar": "int", "value": 0}]}"#;
+    let sum = r#"{"id": 2, "op": "sum", "axis": 0, "args": [{"dtype": "int8", "shape": [0, 3, 3], "bits": []}]}"#;
+    let under = |max_elements| Limits {
+        max_elements,
+        ..Limits::default()
+    };
+    let answer = |line: &str, max| -> Value {
+        serde_json::from_str(&run_line(jax, line, under(max))).unwrap()
+    };
+    std::thread::scope(|s| {
+        let small = s.spawn(|| (answer(select, 8), answer(sum, 8)));
+        let large = s.spawn(|| (answer(select, 9), answer(sum, 9)));
+        let (small, large) = (small.join().unwrap(), large.join().unwrap());
+        assert_eq!(
+            small.0["error"],
+            "broadcasting [3, 1] with [1, 3] gives shape [3, 3], over the limit of 8 elements (raise it with --max-elements)"
+        );
+        assert_eq!(
+            small.1["error"],
+            "sum over axis 0 of [0, 3, 3] gives shape [3, 3], over the limit of 8 elements (raise it with --max-elements)"
+        );
+        assert_eq!(
+            large.0,
+            serde_json::json!({"id": 1, "dtype": "int8", "shape": [3, 3], "bits": [1, 2, 3, 0, 0, 0, 1, 2, 3]})
+        );
+        assert_eq!(
+            large.1,
+            serde_json::json!({"id": 2, "dtype": "int64", "shape": [3, 3], "bits": [0, 0, 0, 0, 0, 0, 0, 0, 0]})
+        );
+    });
 }
 
 /// Cases the shared oracle does not cover, measured from NumPy + ml_dtypes by
@@ -148,7 +186,7 @@ fn every_extra_case_matches_numpy() {
     for (case, want) in cases.iter().zip(&expected) {
         let c: Value = serde_json::from_str(case).unwrap();
         ops.insert(c["op"].as_str().unwrap().to_string());
-        let got: Value = serde_json::from_str(&run_line(jax, case)).unwrap();
+        let got: Value = serde_json::from_str(&run_line(jax, case, Limits::default())).unwrap();
         let want: Value = serde_json::from_str(want).unwrap();
         if want.get("error").is_some() {
             assert_eq!(got["kind"], want["kind"], "case {}: {got}", want["id"]);
@@ -174,7 +212,7 @@ fn a_python_int_outside_the_policys_int_type_overflows() {
         )
     };
     let kind = |policy, line: &str| -> Value {
-        let got: Value = serde_json::from_str(&run_line(policy, line)).unwrap();
+        let got: Value = serde_json::from_str(&run_line(policy, line, Limits::default())).unwrap();
         got.get("kind").cloned().unwrap_or(got["bits"].clone())
     };
     let one_f16 = 0x3c00;
@@ -250,7 +288,8 @@ fn float8_e8m0fnu_underflow_rounds_to_its_smallest_value() {
             {"dtype": "float8_e8m0fnu", "shape": [a.len()], "bits": a},
             {"dtype": "float8_e8m0fnu", "shape": [b.len()], "bits": b},
         ]});
-        let got: Value = serde_json::from_str(&run_line(jax, &line.to_string())).unwrap();
+        let got: Value =
+            serde_json::from_str(&run_line(jax, &line.to_string(), Limits::default())).unwrap();
         got["bits"].clone()
     };
     // 2^-127·2^-127, 2^-127·2^-1, 2^-126·2^-1, 2^0·2^-127, 2^127·2^127
@@ -358,7 +397,8 @@ fn library_cases_are_bit_exact(
     for (case, want) in cases.iter().zip(&expected) {
         let c: Value = serde_json::from_str(case).unwrap();
         ops.insert(c["op"].as_str().unwrap().to_string());
-        let got: Value = serde_json::from_str(&run_line(generated, case)).unwrap();
+        let got: Value =
+            serde_json::from_str(&run_line(generated, case, Limits::default())).unwrap();
         let want: Value = serde_json::from_str(want).unwrap();
         let ok = match want.get("kind") {
             Some(kind) => {

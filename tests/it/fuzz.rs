@@ -244,7 +244,10 @@ fn parse_like_the_cli(path: &str, bytes: Vec<u8>) -> Result<(), TestCaseError> {
                 prop_assert!(d.line >= 1 && d.line <= lines + 1, "{}", d);
                 prop_assert!(d.col >= 1, "{}", d);
             }
-            let shown = e.render_at_most(false, diag::MAX_ERRORS);
+            let shown = e.render_with(diag::Style {
+                max_errors: diag::MAX_ERRORS,
+                ..diag::Style::default()
+            });
             // Each shown error quotes at most a window of its line, never the whole file.
             prop_assert!(
                 shown.len() <= diag::MAX_ERRORS * (4 * diag::SNIPPET_CHARS + 600) + len.min(600),
@@ -309,7 +312,10 @@ proptest! {
         let owed: Vec<&[u8]> = raw.iter().copied().filter(|l| answered(l, max)).collect();
         let mut out = Vec::new();
         let generated = typejoin::generated::ALL[policy];
-        run_stream(generated, &input[..], &mut out, Limits { max_line_bytes: max }).unwrap();
+        run_stream(generated, &input[..], &mut out, Limits {
+                max_line_bytes: max,
+                ..Limits::default()
+            }).unwrap();
         let text = String::from_utf8(out).unwrap();
         let answers: Vec<&str> = text.lines().collect();
         prop_assert_eq!(answers.len(), owed.len(), "{}", text);

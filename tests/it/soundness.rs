@@ -208,7 +208,7 @@ fn results_land_in_the_callers_storage_on_every_path() {
             &args16[..1],
             ops::Options {
                 dtype: Some(dtype("float8_e4m3fn")),
-                axis: None,
+                ..ops::Options::default()
             },
         ),
         (jax, "negative", &args16[..1], ops::Options::default()),

@@ -4,24 +4,37 @@
 use super::accept::canonical_arg;
 use super::astype::astype_into;
 use super::binary::{as_rewritten, compute_binary, rewrite};
-use super::nary::{clip, select};
+use super::nary::{clip_within, select_within};
 use super::plan::plan;
-use super::reduce::sum;
+use super::reduce::sum_within;
 use super::shape::check_out;
 use super::unary::unary;
-use super::vocab::{Arg, ErrorKind, Op, OpError, UnaryOp, input_error};
+use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
 use crate::promote::Generated;
 
-/// What some ops take beyond their arguments.
-#[derive(Clone, Copy, Debug, Default)]
+/// What some ops take beyond their arguments, and the limit every op runs under.
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// The destination dtype of `astype`.
     pub dtype: Option<DType>,
     /// The axis of `sum` (`None`: the whole array).
     pub axis: Option<usize>,
+    /// The largest result (elements) a broadcast or reduction may make: over it the op is an
+    /// `input` error before anything is allocated.
+    pub max_elements: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            dtype: None,
+            axis: None,
+            max_elements: DEFAULT_MAX_ELEMENTS,
+        }
+    }
 }
 
 /// The kernel op of a name, parsed once at the edge (a runner line, a Python call): an op of the
@@ -95,11 +108,11 @@ pub fn apply_with(
                 args.len()
             )));
         };
-        if let Some(args) = rewrite(policy, o, a, b)? {
+        if let Some(args) = rewrite(policy, o, a, b, options.max_elements)? {
             return apply_with(policy, Op::Multiply.id(), &args, options, alloc)
                 .map_err(as_rewritten(policy));
         }
-        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b)?;
+        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b, options.max_elements)?;
         let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
         compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
         return Ok(out);
@@ -130,12 +143,17 @@ pub fn apply_with(
             )));
         };
         if op == OpId::CLIP {
-            clip(policy, a, b, c)?
+            clip_within(policy, a, b, c, options.max_elements)?
         } else {
-            select(policy, a, b, c)?
+            select_within(policy, a, b, c, options.max_elements)?
         }
     } else if op == OpId::SUM {
-        sum(policy, array_arg(args, 0, name)?, options.axis)?
+        sum_within(
+            policy,
+            array_arg(args, 0, name)?,
+            options.axis,
+            options.max_elements,
+        )?
     } else {
         return Err(OpError {
             kind: ErrorKind::Unsupported,

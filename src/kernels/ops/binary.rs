@@ -9,7 +9,7 @@ use super::dispatch::{run_binary, run_opmath};
 use super::input::Input;
 use super::plan::plan;
 use super::shape::check_out;
-use super::vocab::{Arg, Op, OpError, Scalar};
+use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
@@ -30,6 +30,7 @@ pub(super) fn rewrite(
     op: Op,
     a: &Arg,
     b: &Arg,
+    max_elements: usize,
 ) -> Result<Option<[Arg; 2]>, OpError> {
     let (Op::TrueDivide, Arg::Scalar(s), Arg::Array(_), ScalarOverArray::ReciprocalTimes) =
         (op, a, b, policy.semantics.scalar_over_array)
@@ -39,7 +40,7 @@ pub(super) fn rewrite(
     // The op as written takes these operands before it becomes two others.
     accepts_operands(policy, op.id(), &[a.operand(), b.operand()])?;
     let one = Arg::Scalar(Scalar::Int(1));
-    let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b)?;
+    let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b, max_elements)?;
     let mut r = Array::zeroed(to, shape);
     compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r);
     Ok(Some([Arg::Array(r), Arg::Scalar(*s)]))
@@ -56,14 +57,27 @@ pub(super) fn as_rewritten(policy: &Generated) -> impl Fn(OpError) -> OpError + 
     }
 }
 
-/// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting.
+/// `op(a, b)` under `policy`: result dtype from the generated table, NumPy broadcasting, a
+/// result of at most [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn binary(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Array, OpError> {
+    binary_within(policy, op, a, b, DEFAULT_MAX_ELEMENTS)
+}
+
+/// [`binary`] with a result of at most `max_elements`.
+pub(super) fn binary_within(
+    policy: &Generated,
+    op: Op,
+    a: &Arg,
+    b: &Arg,
+    max_elements: usize,
+) -> Result<Array, OpError> {
     let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
     let (a, b) = (a.as_ref(), b.as_ref());
-    if let Some([r, s]) = rewrite(policy, op, a, b)? {
-        return binary(policy, Op::Multiply, &r, &s).map_err(as_rewritten(policy));
+    if let Some([r, s]) = rewrite(policy, op, a, b, max_elements)? {
+        return binary_within(policy, Op::Multiply, &r, &s, max_elements)
+            .map_err(as_rewritten(policy));
     }
-    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, max_elements)?;
     let mut out = Array::zeroed(out_dtype, shape);
     compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
     Ok(out)
@@ -199,7 +213,7 @@ fn zero_takes_dividends_sign(a: &Arg, x: &Input, compute: DType, out: &mut Array
     out.data.assign(r.data);
 }
 
-/// `binary` into a preallocated output of the result's dtype and shape.
+/// `binary` into a preallocated output of the result's dtype and shape (its size is the limit).
 pub fn binary_into(
     policy: &Generated,
     op: Op,
@@ -209,10 +223,11 @@ pub fn binary_into(
 ) -> Result<(), OpError> {
     let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
     let (a, b) = (a.as_ref(), b.as_ref());
-    if let Some([r, s]) = rewrite(policy, op, a, b)? {
+    let max_elements = out.len().max(1);
+    if let Some([r, s]) = rewrite(policy, op, a, b, max_elements)? {
         return binary_into(policy, Op::Multiply, &r, &s, out).map_err(as_rewritten(policy));
     }
-    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b)?;
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, max_elements)?;
     check_out(out, out_dtype, &shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), out);
     Ok(())

@@ -3,10 +3,10 @@
 
 use super::accept::{accepts, accepts_operands, canonical_arg};
 use super::astype::astype;
-use super::binary::binary;
+use super::binary::binary_within;
 use super::scalar::{Conversion, int_range, python_ints_fit};
 use super::shape::{broadcast, expand};
-use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
+use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
@@ -66,8 +66,20 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
 /// of binary joins), every operand is converted to it once, then `minimum(maximum(x, lo), hi)`
 /// with NumPy's NaN propagation; the three shapes broadcast together. Under
 /// `ClipComposition::Pairwise` it is `maximum(minimum(x, hi), lo)`, each a binary op on the
-/// operands as given, and the result keeps `x`'s shape.
+/// operands as given, and the result keeps `x`'s shape. The result holds at most
+/// [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
+    clip_within(policy, x, lo, hi, DEFAULT_MAX_ELEMENTS)
+}
+
+/// [`clip`] with a result of at most `max_elements`.
+pub(super) fn clip_within(
+    policy: &Generated,
+    x: &Arg,
+    lo: &Arg,
+    hi: &Arg,
+    max_elements: usize,
+) -> Result<Array, OpError> {
     let (x, lo, hi) = (
         canonical_arg(policy, x),
         canonical_arg(policy, lo),
@@ -108,7 +120,11 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
         }
     }
     if policy.semantics.clip_composition == ClipComposition::Pairwise {
-        let shape = broadcast(&broadcast(x.shape(), lo.shape())?, hi.shape())?;
+        let shape = broadcast(
+            &broadcast(x.shape(), lo.shape(), max_elements)?,
+            hi.shape(),
+            max_elements,
+        )?;
         if shape != x.shape() {
             return err(
                 ErrorKind::Input,
@@ -123,12 +139,12 @@ pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, Op
                 ),
             );
         }
-        let below = binary(policy, Op::Minimum, x, hi)?;
-        return binary(policy, Op::Maximum, &Arg::Array(below), lo);
+        let below = binary_within(policy, Op::Minimum, x, hi, max_elements)?;
+        return binary_within(policy, Op::Maximum, &Arg::Array(below), lo, max_elements);
     }
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
-    let floor = binary(policy, Op::Maximum, &x, &lo)?;
-    binary(policy, Op::Minimum, &Arg::Array(floor), &hi)
+    let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
+    binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
 }
 
 /// A Python number that `op` converts checked into `compute` (`ClipBounds::Checked`'s clip
@@ -193,8 +209,19 @@ fn truthy(s: Scalar) -> bool {
 /// dtype is the join of the two values (their n-ary join, categories included; the condition
 /// takes no part), each value converted to it once; an element is `x`'s where the condition
 /// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
-/// together.
+/// together, into at most [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
+    select_within(policy, cond, x, y, DEFAULT_MAX_ELEMENTS)
+}
+
+/// [`select`] with a result of at most `max_elements`.
+pub(super) fn select_within(
+    policy: &Generated,
+    cond: &Arg,
+    x: &Arg,
+    y: &Arg,
+    max_elements: usize,
+) -> Result<Array, OpError> {
     let (cond, x, y) = (
         canonical_arg(policy, cond),
         canonical_arg(policy, x),
@@ -216,7 +243,11 @@ pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array,
         checked_scalar(x, compute, "where")?;
         checked_scalar(y, compute, "where")?;
     }
-    let shape = broadcast(&broadcast(cond.shape(), x.shape())?, y.shape())?;
+    let shape = broadcast(
+        &broadcast(cond.shape(), x.shape(), max_elements)?,
+        y.shape(),
+        max_elements,
+    )?;
     let cond = match cond {
         Arg::Array(a) => astype(a, DType::Bool),
         Arg::Scalar(s) => {

@@ -42,12 +42,14 @@ pub(super) fn prepare<'a>(
     })
 }
 
-/// The result dtype, shape and prepared operands of `op(a, b)`.
+/// The result dtype, shape and prepared operands of `op(a, b)`, whose result may hold at most
+/// `max_elements`.
 pub(super) fn plan<'a>(
     policy: &Generated,
     op: Op,
     a: &'a Arg,
     b: &'a Arg,
+    max_elements: usize,
 ) -> Result<Prepared<'a>, OpError> {
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
     python_ints_fit(policy, &[a, b])?;
@@ -60,7 +62,7 @@ pub(super) fn plan<'a>(
     }
     .map_err(promotion)?;
     accepts(policy, op.id(), compute)?;
-    let shape = broadcast(a.shape(), b.shape())?;
+    let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
     if op == Op::TrueDivide {
         conv = conv.through(policy.result_type(oa, ob).map_err(promotion)?);

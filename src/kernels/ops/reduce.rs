@@ -6,7 +6,7 @@ use super::astype::astype;
 use super::complex::complex_at;
 use super::lanes::{int_lane, raw, value_of};
 use super::shape::check_result_size;
-use super::vocab::{ErrorKind, OpError, err, promotion};
+use super::vocab::{DEFAULT_MAX_ELEMENTS, ErrorKind, OpError, err, promotion};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::FloatFormat;
@@ -103,8 +103,19 @@ pub(super) fn round_sum(f: &FloatFormat, values: impl Iterator<Item = f64>) -> u
 }
 
 /// `sum` over every element (`axis: None`, result of shape `[]`) or along one axis, in the
-/// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once.
+/// policy's accumulator dtype: integers wrap, floats are summed exactly and rounded once. The
+/// result holds at most [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, OpError> {
+    sum_within(policy, a, axis, DEFAULT_MAX_ELEMENTS)
+}
+
+/// [`sum`] with a result of at most `max_elements`.
+pub(super) fn sum_within(
+    policy: &Generated,
+    a: &Array,
+    axis: Option<usize>,
+    max_elements: usize,
+) -> Result<Array, OpError> {
     let a = canonical_array(policy, a);
     let a = a.as_ref();
     accepts_operands(policy, OpId::SUM, &[Operand::Array(a.dtype)])?;
@@ -116,7 +127,9 @@ pub fn sum(policy: &Generated, a: &Array, axis: Option<usize>) -> Result<Array, 
             let mut shape = a.shape.clone();
             shape.remove(k);
             // An empty array can name a huge result (`[0, 2^32, 3]` summed over axis 0).
-            check_result_size(&shape, || format!("sum over axis {k} of {:?}", a.shape))?;
+            check_result_size(&shape, max_elements, || {
+                format!("sum over axis {k} of {:?}", a.shape)
+            })?;
             let outer: usize = a.shape[..k].iter().product();
             let inner: usize = a.shape[k + 1..].iter().product();
             (outer, a.shape[k], inner, shape)

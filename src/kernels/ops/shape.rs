@@ -1,17 +1,17 @@
 //! Shapes: NumPy broadcasting, an operand expanded to the result's shape, a caller's output
 //! checked, and the result-size limit every kernel asks before it allocates.
 
-use super::vocab::{ErrorKind, OpError, err, max_elements};
+use super::vocab::{ErrorKind, OpError, err};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
 
-/// `Err` when a result of `shape` would hold more than [`max_elements`] (or overflows).
+/// `Err` when a result of `shape` would hold more than `max` elements (or overflows).
 pub(super) fn check_result_size(
     shape: &[usize],
+    max: usize,
     what: impl FnOnce() -> String,
 ) -> Result<(), OpError> {
-    let max = max_elements();
     match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
         Some(n) if n <= max => Ok(()),
         _ => err(
@@ -24,8 +24,8 @@ pub(super) fn check_result_size(
     }
 }
 
-/// NumPy broadcasting of two shapes.
-pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
+/// NumPy broadcasting of two shapes, whose result may hold at most `max_elements`.
+pub fn broadcast(a: &[usize], b: &[usize], max_elements: usize) -> Result<Vec<usize>, OpError> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
@@ -51,7 +51,9 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Vec<usize>, OpError> {
         };
     }
     // Inputs are real arrays, but their broadcast product can be out of reach.
-    check_result_size(&out, || format!("broadcasting {a:?} with {b:?}"))?;
+    check_result_size(&out, max_elements, || {
+        format!("broadcasting {a:?} with {b:?}")
+    })?;
     Ok(out)
 }
 

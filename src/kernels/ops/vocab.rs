@@ -137,23 +137,12 @@ impl Op {
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
 pub const CHUNK: usize = 4096;
 
-/// The default of [`max_elements`]: 2^28 elements (2 GiB of float64, 4 GiB of complex128).
+/// The largest array a kernel creates unless told otherwise (elements): 2^28 (2 GiB of
+/// float64, 4 GiB of complex128). A broadcast or reduction result over the limit is an `input`
+/// error, refused before anything is allocated. The limit is a value each call takes
+/// (`Options::max_elements`; `typejoin run --max-elements`); the ops called without options
+/// (`binary`, `clip`, …) run under this one.
 pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 28;
-
-static MAX_ELEMENTS: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_ELEMENTS);
-
-/// The largest array a kernel creates (elements): a broadcast or reduction result over it is
-/// an `input` error, refused before anything is allocated. Process-wide, like a thread pool's
-/// size: `typejoin run --max-elements` sets it once at start.
-pub fn max_elements() -> usize {
-    MAX_ELEMENTS.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Sets [`max_elements`] (at least 1).
-pub fn set_max_elements(n: usize) {
-    MAX_ELEMENTS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
-}
 
 /// Arrays at least this long run their chunks on the rayon pool.
 pub const PARALLEL_MIN: usize = 1 << 17;
