@@ -176,7 +176,7 @@ impl Loaded {
             typejoin::safety::analyse(policy, &joins.table, typejoin::safety::Engine::Search)
         });
         Ok((
-            typejoin::output::safety::json(&policy.name, &conversions),
+            typejoin::output::safety::json(policy.name(), &conversions),
             typejoin::output::safety::text(&conversions),
         ))
     }

@@ -40,15 +40,15 @@ pub(crate) fn dot(
             let names: Vec<&str> = h.split(',').map(str::trim).collect();
             let find = |n: &str| -> Result<usize, LoadError> {
                 let c = typejoin::numeric::dtype::canonical(n).unwrap_or(n);
-                policy.dtypes.iter().position(|d| d == c).ok_or_else(|| {
-                    let help = did_you_mean(n, policy.dtypes.iter().map(String::as_str))
+                policy.dtypes().iter().position(|d| d == c).ok_or_else(|| {
+                    let help = did_you_mean(n, policy.dtypes().iter().map(String::as_str))
                         .map_or("name two dtypes of the policy".into(), |s| {
                             format!("did you mean `{s}`?")
                         });
                     LoadError::one(
                         Diagnostic::file(
                             "--highlight",
-                            format!("`{n}` is not a dtype of {}", policy.name),
+                            format!("`{n}` is not a dtype of {}", policy.name()),
                         )
                         .with_help(help),
                     )

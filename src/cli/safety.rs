@@ -30,7 +30,7 @@ pub(crate) fn safety(
     };
     let conversions = typejoin::safety::analyse(policy, &joins.table, engine);
     let text = match format {
-        SafetyFormat::Json => output::safety::json(&policy.name, &conversions),
+        SafetyFormat::Json => output::safety::json(policy.name(), &conversions),
         SafetyFormat::Markdown => output::safety::markdown(&conversions),
         SafetyFormat::Text => output::safety::text(&conversions),
     };

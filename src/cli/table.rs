@@ -36,8 +36,8 @@ pub(crate) fn table(
                 &triples,
             ),
             Input::Policy { policy, .. } => t.to_json_with(
-                &policy.name,
-                &format!("typejoin policy {}", policy.path),
+                policy.name(),
+                &format!("typejoin policy {}", policy.path()),
                 env!("CARGO_PKG_VERSION"),
                 materialise,
                 &triples,

@@ -41,7 +41,7 @@ use serde::Serialize;
 
 use crate::laws::CheckOptions;
 use crate::order::lattice::Lattice;
-use crate::policy::spec::{Edge, FormatDecl, Policy};
+use crate::policy::spec::{FormatDecl, Policy};
 use crate::safety::{self, Class, Engine, Numeric, Witness};
 
 /// More candidates (plus their escaping pairs) than this are refused: memory and time grow
@@ -71,9 +71,10 @@ impl Default for Options {
 pub enum SuggestError {
     #[error("`{0}` is a weak (Python scalar) type; suggest places concrete dtypes")]
     Weak(String),
-    /// A dtype the policy already has and names elsewhere cannot be taken out and re-placed.
-    #[error("`{dtype}` appears in {by}; it cannot be re-placed")]
-    Pinned { dtype: String, by: &'static str },
+    /// A dtype the policy already has and names elsewhere cannot be taken out and re-placed
+    /// (`EditError::Pinned`), or a placement the policy refuses.
+    #[error(transparent)]
+    Edit(#[from] crate::policy::spec::EditError),
     #[error("`{0}` fails its laws; fix them first (`typejoin check`)")]
     LawsFail(String),
     #[error("`{0}` is not a catalogue dtype; give its format with --format-of")]
@@ -377,8 +378,14 @@ fn candidates(o: &Order, k: usize, prune: bool) -> Result<Vec<Candidate>, Sugges
 
 /// Holds the search to the law checker: every placement of `name` with at most `k`
 /// predecessors and successors, unpruned, is decided both ways; returns (accepted, refused)
-/// counts, or the first disagreement. For tests.
+/// counts, or the first disagreement. For tests. The placed node is a new one even when the
+/// policy already has a dtype `name` (the search never looks at names): it is then labelled
+/// `name′`.
 pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usize), SuggestError> {
+    let label = match policy.node(name) {
+        Some(_) => format!("{name}′"),
+        None => name.to_string(),
+    };
     let lattice = Lattice::from_policy(policy);
     let o = Order::new(&lattice);
     let pruned: std::collections::HashSet<(Vec<usize>, Vec<usize>)> = candidates(&o, k, true)?
@@ -390,7 +397,10 @@ pub fn cross_check(policy: &Policy, name: &str, k: usize) -> Result<(usize, usiz
         let (p, escaping) = &*shared;
         let fast = pruned.contains(&(p.clone(), s.clone()))
             && evaluate(&o, policy.partial, p, &s, escaping).is_some();
-        let laws_hold = laws_hold(&place(policy, name, None, p, &s));
+        // A placement the policy refuses (a cycle) breaks the laws as surely.
+        let laws_hold = policy
+            .with_dtype(&label, None, p, &s)
+            .is_ok_and(|placed| laws_hold(&placed));
         if fast != laws_hold {
             return Err(SuggestError::Internal(format!(
                 "below {:?} above {:?}: the search says {fast}, the laws say {laws_hold}",
@@ -424,141 +434,6 @@ fn bits_of(policy: &Policy, i: usize) -> u32 {
             None => 64,
         },
     }
-}
-
-/// `policy` without dtype `x`: its edges bridged (p → s for each p → x → s), so the order
-/// among the others is unchanged. Refused when a rule names `x`.
-pub fn remove(policy: &Policy, x: usize) -> Result<Policy, SuggestError> {
-    let name = &policy.dtypes[x];
-    if policy
-        .weak
-        .iter()
-        .any(|w| w.weak == x || w.materialises == x)
-    {
-        return Err(SuggestError::Pinned {
-            dtype: name.clone(),
-            by: "[weak]",
-        });
-    }
-    if policy.canonical.iter().any(|&(a, b)| a == x || b == x) {
-        return Err(SuggestError::Pinned {
-            dtype: name.clone(),
-            by: "[canonical]",
-        });
-    }
-    let named_by_op = policy.ops.iter().any(|r| {
-        r.integer_result == Some(x)
-            || r.lowest == Some(x)
-            || r.lowest_unsigned == Some(x)
-            || r.bool_result == Some(x)
-            || r.integer_result_of.iter().any(|&(a, b)| a == x || b == x)
-    });
-    if named_by_op {
-        return Err(SuggestError::Pinned {
-            dtype: name.clone(),
-            by: "an [ops] rule",
-        });
-    }
-    let re = |i: usize| if i > x { i - 1 } else { i };
-    let mut edges: Vec<Edge> = policy
-        .edges
-        .iter()
-        .filter(|e| e.from != x && e.to != x)
-        .map(|e| Edge {
-            from: re(e.from),
-            to: re(e.to),
-            span: e.span.clone(),
-        })
-        .collect();
-    let preds: Vec<usize> = policy
-        .edges
-        .iter()
-        .filter(|e| e.to == x)
-        .map(|e| e.from)
-        .collect();
-    let succs: Vec<usize> = policy
-        .edges
-        .iter()
-        .filter(|e| e.from == x)
-        .map(|e| e.to)
-        .collect();
-    // Bridge p → x → s by p → s, so the others keep their order (an edge the order already
-    // implies changes nothing).
-    for &p in &preds {
-        for &s in &succs {
-            edges.push(Edge {
-                from: re(p),
-                to: re(s),
-                span: 0..0,
-            });
-        }
-    }
-    let mut out = policy.clone();
-    out.dtypes.remove(x);
-    out.dtype_spans.remove(x);
-    out.edges = edges;
-    for (a, b) in &mut out.canonical {
-        *a = re(*a);
-        *b = re(*b);
-    }
-    for w in &mut out.weak {
-        w.weak = re(w.weak);
-        w.materialises = re(w.materialises);
-    }
-    for r in &mut out.ops {
-        r.integer_result = r.integer_result.map(re);
-        r.lowest = r.lowest.map(re);
-        r.lowest_unsigned = r.lowest_unsigned.map(re);
-        r.bool_result = r.bool_result.map(re);
-        for (a, b) in &mut r.integer_result_of {
-            *a = re(*a);
-            *b = re(*b);
-        }
-    }
-    out.formats.retain(|f| f.dtype != x);
-    for f in &mut out.formats {
-        f.dtype = re(f.dtype);
-    }
-    out.other_formats.retain(|f| f.dtype != x);
-    for f in &mut out.other_formats {
-        f.dtype = re(f.dtype);
-    }
-    Ok(out)
-}
-
-/// `policy` with `name` added (index n) between `below` and `above`.
-pub fn place(
-    policy: &Policy,
-    name: &str,
-    format: Option<&FormatDecl>,
-    below: &[usize],
-    above: &[usize],
-) -> Policy {
-    let mut out = policy.clone();
-    let x = out.dtypes.len();
-    out.dtypes.push(name.to_string());
-    out.dtype_spans.push(0..0);
-    for &p in below {
-        out.edges.push(Edge {
-            from: p,
-            to: x,
-            span: 0..0,
-        });
-    }
-    for &s in above {
-        out.edges.push(Edge {
-            from: x,
-            to: s,
-            span: 0..0,
-        });
-    }
-    if let Some(f) = format {
-        out.formats.push(FormatDecl {
-            dtype: x,
-            ..f.clone()
-        });
-    }
-    out
 }
 
 /// Whether the policy keeps every law, by the law checker.
@@ -621,7 +496,7 @@ fn suggest_with_categories(
     };
     let mut s = suggest_plain(written, name, format, wide)?;
     let stripped = match written.dtypes.iter().position(|d| d == name) {
-        Some(x) => remove(written, x)?,
+        Some(x) => written.without_dtype(x)?,
         None => written.clone(),
     };
     let index = |names: &[String]| -> Vec<usize> {
@@ -641,13 +516,8 @@ fn suggest_with_categories(
         if kept.len() == opts.top {
             break;
         }
-        let placed = place(
-            &stripped,
-            name,
-            format.as_ref(),
-            &index(&p.below),
-            &index(&p.above),
-        );
+        let placed =
+            stripped.with_dtype(name, format.as_ref(), &index(&p.below), &index(&p.above))?;
         let derived = crate::order::categories::derive(placed);
         let lattice = Lattice::from_policy(&derived);
         let rule = crate::order::categories::verify(&derived, &lattice);
@@ -697,7 +567,10 @@ fn suggest_plain(
                     .map(|&i| policy.dtypes[i].clone())
                     .collect::<Vec<_>>()
             };
-            (remove(policy, x)?, Some((names(&below), names(&above))))
+            (
+                policy.without_dtype(x)?,
+                Some((names(&below), names(&above))),
+            )
         }
         None => (policy.clone(), None),
     };
@@ -705,7 +578,7 @@ fn suggest_plain(
         return Err(SuggestError::LawsFail(base.path.clone()));
     }
     let lattice = Lattice::from_policy(&base);
-    let probe = place(&base, name, format.as_ref(), &[], &[]);
+    let probe = base.with_dtype(name, format.as_ref(), &[], &[])?;
     let x_numeric = Numeric::of(&probe, base.dtypes.len())
         .ok_or_else(|| SuggestError::NoFormat(name.to_string()))?;
     let o = Order::new(&lattice);
@@ -803,7 +676,7 @@ fn suggest_plain(
         let (shared, s) = &candidates[ci];
         let (p, escaping) = &**shared;
         let ev = evaluate(&o, base.partial, p, s, escaping).expect("scored, so accepted");
-        let applied = place(&base, name, format.as_ref(), p, s);
+        let applied = base.with_dtype(name, format.as_ref(), p, s)?;
         // Re-check with the law checker: the set algebra above must agree with it.
         if !laws_hold(&applied) {
             return Err(SuggestError::Internal(format!(

@@ -16,34 +16,118 @@ use crate::policy::diag::{Diagnostic, LoadError, Source, did_you_mean};
 /// A validated policy: dtypes in declaration order and Hasse edges between their indices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Policy {
-    pub path: String,
-    pub name: String,
-    pub summary: Option<String>,
-    pub source: Option<String>,
-    pub dtypes: Vec<String>,
+    pub(crate) path: String,
+    pub(crate) name: String,
+    pub(crate) summary: Option<String>,
+    pub(crate) source: Option<String>,
+    pub(crate) dtypes: Vec<String>,
     /// Byte span of each dtype's declaration in the file.
-    pub dtype_spans: Vec<Range<usize>>,
+    pub(crate) dtype_spans: Vec<Range<usize>>,
     /// Edges in file order.
-    pub edges: Vec<Edge>,
-    pub partial: bool,
-    pub weak: Vec<WeakRule>,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) partial: bool,
+    pub(crate) weak: Vec<WeakRule>,
     /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted), as JAX
     /// without x64 turns every 64-bit input into its 32-bit type. Sorted by dtype name (the
     /// table is read as a map).
-    pub canonical: Vec<(usize, usize)>,
-    pub ops: Vec<OpRule>,
-    pub formats: Vec<FormatDecl>,
+    pub(crate) canonical: Vec<(usize, usize)>,
+    pub(crate) ops: Vec<OpRule>,
+    pub(crate) formats: Vec<FormatDecl>,
     /// Declared integer and complex formats (`[formats.X] kind = "int" | "complex"`).
-    pub other_formats: Vec<OtherFormat>,
+    pub(crate) other_formats: Vec<OtherFormat>,
     /// Lint levels by safety class (`precision-loss`, `overflow`, `sign-loss`,
     /// `drops-component`); a class not listed is `warn`.
-    pub lints: Vec<(String, Level)>,
+    pub(crate) lints: Vec<(String, Level)>,
     /// Operand categories (`[categories]`): the rule that combines them, and (once derived by
     /// `order::categories`) the nodes that turned out equal to another.
-    pub categories: Option<Categories>,
+    pub(crate) categories: Option<Categories>,
     /// The kernels' conventions (`[kernels]`): Python ints, integer division by zero, scalars
     /// with 16-bit floats; NumPy 2's where not declared.
-    pub kernels: crate::numeric::op::Semantics,
+    pub(crate) kernels: crate::numeric::op::Semantics,
+}
+
+/// Read access: the fields are the crate's, so that every `Policy` is one the loader made
+/// or a checked edit of one ([`Policy::with_dtype`], [`Policy::without_dtype`]).
+impl Policy {
+    /// The file the policy was read from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The policy's `name`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its one-line `summary`, if any.
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    /// Where its rules come from (`source`), if given.
+    pub fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+
+    /// Its nodes, in declaration order (then the derived category nodes): a dtype's index is its place here.
+    pub fn dtypes(&self) -> &[String] {
+        &self.dtypes
+    }
+
+    /// Byte span of each dtype's declaration in the file (empty for a derived or added one).
+    pub fn dtype_spans(&self) -> &[Range<usize>] {
+        &self.dtype_spans
+    }
+
+    /// Its edges, in file order.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// Whether some pairs are declared to have no join (`partial = true`).
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+
+    /// Its `[weak]` rules.
+    pub fn weak(&self) -> &[WeakRule] {
+        &self.weak
+    }
+
+    /// `[canonical]`: (dtype, the dtype an array of it becomes first), sorted by dtype name.
+    pub fn canonical_rules(&self) -> &[(usize, usize)] {
+        &self.canonical
+    }
+
+    /// Its `[ops]` rules.
+    pub fn ops(&self) -> &[OpRule] {
+        &self.ops
+    }
+
+    /// The float formats it declares (`[formats.X]`).
+    pub fn formats(&self) -> &[FormatDecl] {
+        &self.formats
+    }
+
+    /// The integer and complex formats it declares.
+    pub fn other_formats(&self) -> &[OtherFormat] {
+        &self.other_formats
+    }
+
+    /// Lint levels by safety class, as written.
+    pub fn lints(&self) -> &[(String, Level)] {
+        &self.lints
+    }
+
+    /// Its operand categories, if it has `[categories]`.
+    pub fn categories(&self) -> Option<&Categories> {
+        self.categories.as_ref()
+    }
+
+    /// The kernels' conventions (`[kernels]`).
+    pub fn kernels(&self) -> &crate::numeric::op::Semantics {
+        &self.kernels
+    }
 }
 
 /// A policy's operand categories (docs/categories.md). Nodes `dtype@category` are a dtype in
@@ -98,6 +182,27 @@ pub enum Level {
     Deny,
 }
 
+/// Why a checked edit of a policy ([`Policy::with_dtype`], [`Policy::without_dtype`]) was
+/// refused; the policy is left as it was.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// A rule names the dtype: removing it would leave the rule pointing nowhere.
+    #[error("`{dtype}` appears in {by}; it cannot be re-placed")]
+    Pinned { dtype: String, by: &'static str },
+    /// The name is already a dtype (or a category alias) of the policy.
+    #[error("`{0}` is already a dtype of the policy")]
+    Exists(String),
+    /// An index past the policy's dtypes.
+    #[error("dtype index {index} is out of range (the policy has {len} dtypes)")]
+    NoSuchDtype { index: usize, len: usize },
+    /// The new dtype would sit below `above` and above `below`, where `above` is already at
+    /// or below `below`: a cycle.
+    #[error(
+        "placing it above `{below}` and below `{above}` makes a cycle: `{above}` already promotes to `{below}`"
+    )]
+    Cycle { below: String, above: String },
+}
+
 /// The safety classes a policy can set lint levels for.
 pub const LINT_CLASSES: &[&str] = &["precision-loss", "overflow", "sign-loss", "drops-component"];
 
@@ -134,6 +239,158 @@ impl Policy {
             .iter()
             .find(|&&(f, _)| f == i)
             .map_or(i, |&(_, t)| t)
+    }
+
+    /// This policy with the dtype `name` added (the last index) with an edge from each of
+    /// `below` and one to each of `above`, and `format` (its `dtype` replaced by the new index)
+    /// when given: checked, so the result is a policy the loader could have made (the name new,
+    /// every index in range, the edges acyclic). Nothing is borrowed from a file: new spans are
+    /// empty.
+    pub fn with_dtype(
+        &self,
+        name: &str,
+        format: Option<&FormatDecl>,
+        below: &[usize],
+        above: &[usize],
+    ) -> Result<Policy, EditError> {
+        if self.node(name).is_some() {
+            return Err(EditError::Exists(name.to_string()));
+        }
+        let n = self.dtypes.len();
+        if let Some(&index) = below.iter().chain(above).find(|&&i| i >= n) {
+            return Err(EditError::NoSuchDtype { index, len: n });
+        }
+        // A cycle through the new node: some `a` above it reaches some `b` below it.
+        let mut succ = vec![Vec::new(); n];
+        for e in &self.edges {
+            succ[e.from].push(e.to);
+        }
+        for &a in above {
+            let mut seen = vec![false; n];
+            let mut stack = vec![a];
+            while let Some(v) = stack.pop() {
+                if std::mem::replace(&mut seen[v], true) {
+                    continue;
+                }
+                if let Some(&b) = below.iter().find(|&&b| b == v) {
+                    return Err(EditError::Cycle {
+                        below: self.dtypes[b].clone(),
+                        above: self.dtypes[a].clone(),
+                    });
+                }
+                stack.extend(&succ[v]);
+            }
+        }
+        let mut out = self.clone();
+        out.dtypes.push(name.to_string());
+        out.dtype_spans.push(0..0);
+        let edge = |from, to| Edge {
+            from,
+            to,
+            span: 0..0,
+        };
+        out.edges.extend(below.iter().map(|&p| edge(p, n)));
+        out.edges.extend(above.iter().map(|&s| edge(n, s)));
+        if let Some(f) = format {
+            out.formats.push(FormatDecl {
+                dtype: n,
+                ..f.clone()
+            });
+        }
+        Ok(out)
+    }
+
+    /// This policy without dtype `x`: its edges bridged (p → s for each p → x → s), so the
+    /// order among the others is unchanged, and every index above `x` moved down by one.
+    /// Refused when a rule (`[weak]`, `[canonical]`, `[ops]`) names `x`.
+    pub fn without_dtype(&self, x: usize) -> Result<Policy, EditError> {
+        let Some(name) = self.dtypes.get(x) else {
+            return Err(EditError::NoSuchDtype {
+                index: x,
+                len: self.dtypes.len(),
+            });
+        };
+        let pinned = |by| {
+            Err(EditError::Pinned {
+                dtype: name.clone(),
+                by,
+            })
+        };
+        if self.weak.iter().any(|w| w.weak == x || w.materialises == x) {
+            return pinned("[weak]");
+        }
+        if self.canonical.iter().any(|&(a, b)| a == x || b == x) {
+            return pinned("[canonical]");
+        }
+        let named_by_op = self.ops.iter().any(|r| {
+            r.integer_result == Some(x)
+                || r.lowest == Some(x)
+                || r.lowest_unsigned == Some(x)
+                || r.bool_result == Some(x)
+                || r.integer_result_of.iter().any(|&(a, b)| a == x || b == x)
+        });
+        if named_by_op {
+            return pinned("an [ops] rule");
+        }
+        let re = |i: usize| if i > x { i - 1 } else { i };
+        let mut edges: Vec<Edge> = self
+            .edges
+            .iter()
+            .filter(|e| e.from != x && e.to != x)
+            .map(|e| Edge {
+                from: re(e.from),
+                to: re(e.to),
+                span: e.span.clone(),
+            })
+            .collect();
+        let preds = self.edges.iter().filter(|e| e.to == x).map(|e| e.from);
+        let succs: Vec<usize> = self
+            .edges
+            .iter()
+            .filter(|e| e.from == x)
+            .map(|e| e.to)
+            .collect();
+        // Bridge p → x → s by p → s (an edge the order already implies changes nothing).
+        for p in preds {
+            for &s in &succs {
+                edges.push(Edge {
+                    from: re(p),
+                    to: re(s),
+                    span: 0..0,
+                });
+            }
+        }
+        let mut out = self.clone();
+        out.dtypes.remove(x);
+        out.dtype_spans.remove(x);
+        out.edges = edges;
+        for (a, b) in &mut out.canonical {
+            *a = re(*a);
+            *b = re(*b);
+        }
+        for w in &mut out.weak {
+            w.weak = re(w.weak);
+            w.materialises = re(w.materialises);
+        }
+        for r in &mut out.ops {
+            r.integer_result = r.integer_result.map(re);
+            r.lowest = r.lowest.map(re);
+            r.lowest_unsigned = r.lowest_unsigned.map(re);
+            r.bool_result = r.bool_result.map(re);
+            for (a, b) in &mut r.integer_result_of {
+                *a = re(*a);
+                *b = re(*b);
+            }
+        }
+        out.formats.retain(|f| f.dtype != x);
+        for f in &mut out.formats {
+            f.dtype = re(f.dtype);
+        }
+        out.other_formats.retain(|f| f.dtype != x);
+        for f in &mut out.other_formats {
+            f.dtype = re(f.dtype);
+        }
+        Ok(out)
     }
 
     /// The lint level of a safety class (`warn` unless the policy says otherwise).
@@ -1382,6 +1639,50 @@ mod tests {
             vec![(0, 1), (1, 2)]
         );
         assert!(!p.partial);
+    }
+
+    /// The checked edits refuse what the loader would refuse, say why, and a dtype added then
+    /// removed gives back the policy as it was.
+    #[test]
+    fn checked_edits_refuse_what_the_loader_would() {
+        let p = parse_policy(
+            "t.toml",
+            "name = \"x\"\ndtypes = [\"bool\", \"int8\", \"int16\", \"i*\"]\n[promotes]\nbool = [\"i*\"]\n\"i*\" = [\"int8\"]\nint8 = [\"int16\"]\n[weak]\n\"i*\" = \"int8\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.with_dtype("int8", None, &[], &[]).unwrap_err(),
+            EditError::Exists("int8".into())
+        );
+        assert_eq!(
+            p.with_dtype("int4", None, &[7], &[]).unwrap_err(),
+            EditError::NoSuchDtype { index: 7, len: 4 }
+        );
+        // Above int16 and below bool: bool ≤ i* ≤ int8 ≤ int16 already.
+        let cycle = p.with_dtype("int4", None, &[2], &[0]).unwrap_err();
+        assert_eq!(
+            cycle.to_string(),
+            "placing it above `int16` and below `bool` makes a cycle: `bool` already promotes to `int16`"
+        );
+        assert_eq!(
+            p.without_dtype(1).unwrap_err().to_string(),
+            "`int8` appears in [weak]; it cannot be re-placed"
+        );
+        let added = p.with_dtype("int4", None, &[0], &[3]).unwrap();
+        assert_eq!(added.dtypes(), ["bool", "int8", "int16", "i*", "int4"]);
+        assert_eq!(
+            added.edges()[3..]
+                .iter()
+                .map(|e| (e.from, e.to))
+                .collect::<Vec<_>>(),
+            [(0, 4), (4, 3)]
+        );
+        let back = added.without_dtype(4).unwrap();
+        assert_eq!(back.dtypes(), p.dtypes());
+        // bool → int4 → i* is bridged by bool → i*, an edge the policy already had.
+        assert_eq!(back.edges()[..3], p.edges()[..]);
+        assert_eq!(back.edges()[3].from, 0);
+        assert_eq!(back.edges()[3].to, 3);
     }
 
     #[test]

@@ -26,9 +26,9 @@ fn torch_is_derived_into_thirty_nodes_and_is_a_lattice_whose_join_is_the_rule() 
     let Input::Policy { policy, .. } = load("lattices/torch.toml") else {
         panic!()
     };
-    assert_eq!(policy.dtypes.len(), 30);
+    assert_eq!(policy.dtypes().len(), 30);
     assert_eq!(
-        &policy.dtypes[14..],
+        &policy.dtypes()[14..],
         [
             "uint8@0d",
             "int8@0d",
@@ -48,7 +48,7 @@ fn torch_is_derived_into_thirty_nodes_and_is_a_lattice_whose_join_is_the_rule() 
             "c*"
         ]
     );
-    let cats = policy.categories.as_ref().unwrap();
+    let cats = policy.categories().unwrap();
     assert_eq!(
         cats.aliases,
         vec![("bool@0d".to_string(), 0), ("b*".to_string(), 0)]
@@ -424,8 +424,8 @@ mod beyond_four {
         ) {
             let path = ["lattices/torch.toml", "lattices/torch-float64.toml"][which];
             let Input::Policy { policy, lattice, .. } = crate::load(path) else { panic!() };
-            let mut names: Vec<String> = policy.dtypes.clone();
-            for (a, _) in &policy.categories.as_ref().unwrap().aliases {
+            let mut names: Vec<String> = policy.dtypes().to_vec();
+            for (a, _) in &policy.categories().unwrap().aliases {
                 names.push(a.clone());
             }
             prop_assert_eq!(names.len(), 32);

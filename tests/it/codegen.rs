@@ -129,12 +129,16 @@ fn generated_tables_equal_the_lattices() {
         let Input::Policy { policy, joins, .. } = load(&path) else {
             panic!()
         };
-        let g = typejoin::kernels::policy(&policy.name).unwrap();
+        let g = typejoin::kernels::policy(policy.name()).unwrap();
         assert_eq!(
             g.dtypes,
-            policy.dtypes.iter().map(String::as_str).collect::<Vec<_>>()
+            policy
+                .dtypes()
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
         );
-        let n = policy.dtypes.len();
+        let n = policy.dtypes().len();
         for a in 0..n {
             for b in 0..n {
                 let want = joins.table.get(a, b).map_or(u8::MAX, |j| j as u8);

@@ -27,11 +27,11 @@ fn format_examples_parse() {
     let Input::Policy { policy, .. } = &policy else {
         panic!()
     };
-    assert_eq!(policy.formats.len(), 1);
-    assert_eq!(policy.ops.len(), 4);
-    assert_eq!(policy.canonical.len(), 1);
-    assert!(policy.ops.iter().any(|r| r.bool_result.is_some()));
-    assert!(policy.ops.iter().any(|r| r.lowest_unsigned.is_some()));
+    assert_eq!(policy.formats().len(), 1);
+    assert_eq!(policy.ops().len(), 4);
+    assert_eq!(policy.canonical_rules().len(), 1);
+    assert!(policy.ops().iter().any(|r| r.bool_result.is_some()));
+    assert!(policy.ops().iter().any(|r| r.lowest_unsigned.is_some()));
     let table = Input::parse("example.json", block(&doc, "json")).unwrap_or_else(|e| panic!("{e}"));
     let r = table.check(CheckOptions::default());
     let a = r.law(Law::Associativity).unwrap();

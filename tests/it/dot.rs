@@ -17,7 +17,7 @@ fn dot_of(path: &str, highlight: Option<(&str, &str)>) -> String {
         panic!("{path}")
     };
     let pair = highlight.map(|(a, b)| {
-        let i = |n: &str| policy.dtypes.iter().position(|d| d == n).unwrap();
+        let i = |n: &str| policy.dtypes().iter().position(|d| d == n).unwrap();
         (i(a), i(b))
     });
     typejoin::output::dot::to_dot(&typejoin::output::dot::diagram(

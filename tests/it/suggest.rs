@@ -40,7 +40,7 @@ fn jax_without(dtype: &str) -> typejoin::Policy {
     let edited = text.replacen(&quoted, "", 2).replace(&row, "\n");
     match Input::parse("lattices/jax.toml", &edited).unwrap_or_else(|e| panic!("{e}")) {
         Input::Policy { policy, .. } => {
-            assert!(!policy.dtypes.iter().any(|d| d == dtype));
+            assert!(!policy.dtypes().iter().any(|d| d == dtype));
             *policy
         }
         Input::Observed(_) => unreachable!(),
