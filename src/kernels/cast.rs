@@ -10,7 +10,7 @@
 //! at least stay memory-bound; `tests/it/kernels.rs` holds every kernel to the codec.
 
 use crate::kernels::stream::{Store, map1};
-use crate::numeric::format::{FloatFormat, Value, cast_bits};
+use crate::numeric::format::{FloatFormat, Native, Value, cast_bits};
 
 /// A storage unit: u8, u16, u32 or u64, little-endian bit patterns.
 pub trait Unit: Copy + Default + Send + Sync {
@@ -171,7 +171,7 @@ impl Narrow64 {
             zero: wide(n.zero),
             nan: wide(n.nan),
             over: wide(n.over),
-            payload: d.name == "float16",
+            payload: d.native == Some(Native::Float16),
         }
     }
 
@@ -201,7 +201,9 @@ impl Caster {
     pub fn new(src: &FloatFormat, dst: &FloatFormat) -> Caster {
         // The formats `Narrow` and `Narrow64` round into.
         let narrowable = dst.width() <= 16 && dst.signed && dst.subnormals;
-        let how = if src.name == "bfloat16" && dst.name == "float32" {
+        use Native::*;
+        let (s, d) = (src.native, dst.native);
+        let how = if (s, d) == (Some(BFloat16), Some(Float32)) {
             How::Bf16ToF32
         } else if src.width() <= 16 {
             How::Table(
@@ -209,19 +211,19 @@ impl Caster {
                     .map(|b| cast_bits(src, dst, b))
                     .collect(),
             )
-        } else if src.name == "float32" && dst.name == "bfloat16" {
+        } else if (s, d) == (Some(Float32), Some(BFloat16)) {
             How::F32ToBf16
-        } else if src.name == "float32" && dst.name == "float16" {
+        } else if (s, d) == (Some(Float32), Some(Float16)) {
             How::F32ToF16
-        } else if src.name == "float32" && narrowable {
+        } else if s == Some(Float32) && narrowable {
             How::F32ToSmall(Narrow::new(dst))
         } else if src == dst {
             How::Same
-        } else if src.name == "float32" && dst.name == "float64" {
+        } else if (s, d) == (Some(Float32), Some(Float64)) {
             How::F32ToF64
-        } else if src.name == "float64" && dst.name == "float32" {
+        } else if (s, d) == (Some(Float64), Some(Float32)) {
             How::F64ToF32
-        } else if src.name == "float64" && narrowable {
+        } else if s == Some(Float64) && narrowable {
             How::F64ToSmall(Narrow64::new(dst))
         } else {
             How::Codec

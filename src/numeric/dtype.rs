@@ -4,7 +4,7 @@
 //! name anything a library prints. The catalogue is what lets the CLI accept `i8` for `int8`, lay
 //! diagrams out by kind, and rank witnesses from the familiar to the exotic.
 
-use crate::numeric::format::{FloatFormat, IntTarget, Source};
+use crate::numeric::format::{FloatFormat, IntTarget, Native, Source};
 
 /// What family a dtype belongs to. Drives layout, witness ranking and short codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -231,8 +231,14 @@ pub fn float_format(name: &str) -> Option<FloatFormat> {
     Some(match name {
         "float64" => FloatFormat::float64(),
         "float32" => FloatFormat::float32(),
-        "float16" => f(name, 5, 10, 15, true, Ieee, 2),
-        "bfloat16" => f(name, 8, 7, 127, true, Ieee, 2),
+        "float16" => FloatFormat {
+            native: Some(Native::Float16),
+            ..f(name, 5, 10, 15, true, Ieee, 2)
+        },
+        "bfloat16" => FloatFormat {
+            native: Some(Native::BFloat16),
+            ..f(name, 8, 7, 127, true, Ieee, 2)
+        },
         "float8_e3m4" => f(name, 3, 4, 3, true, Ieee, 1),
         "float8_e4m3" => f(name, 4, 3, 7, true, Ieee, 1),
         "float8_e5m2" => f(name, 5, 2, 15, true, Ieee, 1),

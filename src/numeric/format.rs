@@ -18,6 +18,18 @@ pub enum NanEncoding {
     None,
 }
 
+/// The float formats NumPy and ml_dtypes convert natively (in hardware, or bfloat16 by a bit
+/// shift): their casts keep NaN payloads as the library does, and the fast kernels have
+/// dedicated paths for them. A format's identity is this tag, set by the catalogue
+/// (`dtype::float_format`), never its name: a declared format of the same layout is not native.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Native {
+    Float16,
+    BFloat16,
+    Float32,
+    Float64,
+}
+
 /// A binary floating-point format.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FloatFormat {
@@ -33,6 +45,9 @@ pub struct FloatFormat {
     pub subnormals: bool,
     /// Storage unit in bytes (sub-byte formats take one byte each, as in ml_dtypes).
     pub storage_bytes: u32,
+    /// Which native format this is, if any (the catalogue's float16, bfloat16, float32,
+    /// float64).
+    pub native: Option<Native>,
 }
 
 impl FloatFormat {
@@ -56,6 +71,7 @@ impl FloatFormat {
             signed: true,
             subnormals: true,
             storage_bytes: storage,
+            native: None,
         }
     }
 
@@ -209,11 +225,17 @@ impl Value {
 
 impl FloatFormat {
     pub fn float64() -> FloatFormat {
-        FloatFormat::new("float64", 11, 52, 1023, true, NanEncoding::Ieee, 8)
+        FloatFormat {
+            native: Some(Native::Float64),
+            ..FloatFormat::new("float64", 11, 52, 1023, true, NanEncoding::Ieee, 8)
+        }
     }
 
     pub fn float32() -> FloatFormat {
-        FloatFormat::new("float32", 8, 23, 127, true, NanEncoding::Ieee, 4)
+        FloatFormat {
+            native: Some(Native::Float32),
+            ..FloatFormat::new("float32", 8, 23, 127, true, NanEncoding::Ieee, 4)
+        }
     }
 
     /// Decodes a bit pattern (upper bits beyond the format's width are ignored).
@@ -525,22 +547,25 @@ pub fn cast_bits(src: &FloatFormat, dst: &FloatFormat, bits: u64) -> u64 {
 /// NaN payload propagation of NumPy's native float16/float32/float64 casts, and of
 /// ml_dtypes' bfloat16 → float32 (a bit shift) and bfloat16 → float64 (through float32).
 fn native_nan(src: &FloatFormat, dst: &FloatFormat, bits: u64, neg: bool) -> Option<u64> {
-    if src.name == "bfloat16" && matches!(dst.name.as_str(), "float32" | "float64") {
+    use Native::*;
+    let (Some(s), Some(d)) = (src.native, dst.native) else {
+        return None;
+    };
+    if s == BFloat16 && matches!(d, Float32 | Float64) {
         let f32f = FloatFormat::float32();
         let widened = bits << 16;
-        return if dst.name == "float32" {
+        return if d == Float32 {
             Some(widened)
         } else {
             native_nan(&f32f, dst, widened, neg)
         };
     }
-    let native = |f: &FloatFormat| matches!(f.name.as_str(), "float16" | "float32" | "float64");
-    if !(native(src) && native(dst)) {
+    if s == BFloat16 || d == BFloat16 {
         return None;
     }
     let payload = bits & src.man_all_ones();
     let (sm, dm) = (src.mantissa_bits, dst.mantissa_bits);
-    let hardware = src.name != "float16" && dst.name != "float16";
+    let hardware = s != Float16 && d != Float16;
     let mut m = if sm > dm {
         payload >> (sm - dm)
     } else {
@@ -566,6 +591,29 @@ mod tests {
 
     fn enc(n: &str, x: f64) -> u64 {
         fmt(n).encode(Value::from_f64(x))
+    }
+
+    /// A format's NaN rules follow its identity (`native`), not its name or layout: float32's
+    /// NaN with payload 0x12345 keeps its top payload bits into the catalogue's float16
+    /// (NumPy), but becomes the canonical NaN in a declared format of float16's layout, and a
+    /// declared format called "float16" is not NumPy's either.
+    #[test]
+    fn nan_rules_follow_the_native_tag_not_the_name() {
+        let nan = 0x7f81_2345;
+        let f32f = FloatFormat::float32();
+        assert_eq!(cast_bits(&f32f, &fmt("float16"), nan), 0x7c09);
+        let half = FloatFormat {
+            name: "half".into(),
+            native: None,
+            ..fmt("float16")
+        };
+        assert_eq!(cast_bits(&f32f, &half, nan), 0x7e00);
+        let named = FloatFormat {
+            native: None,
+            ..fmt("float16")
+        };
+        assert_eq!(cast_bits(&f32f, &named, nan), 0x7e00);
+        assert_eq!(fmt("bfloat16").native, Some(Native::BFloat16));
     }
 
     #[test]

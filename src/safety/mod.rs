@@ -171,6 +171,8 @@ impl Numeric {
                 storage_bytes: (1 + decl.exponent_bits + decl.mantissa_bits)
                     .div_ceil(8)
                     .next_power_of_two(),
+                // A declared format never takes a catalogue name (the loader refuses it).
+                native: None,
             }));
         }
         match name {
@@ -323,6 +325,7 @@ pub fn classify_value(v: Value, from: &Numeric, to: &Numeric) -> (Class, Value) 
 fn unbounded(f: &FloatFormat, v: Value) -> Value {
     let wide = FloatFormat {
         exponent_bits: f.exponent_bits + 1,
+        native: None,
         infinities: true,
         nan: crate::numeric::format::NanEncoding::Ieee,
         ..f.clone()
@@ -1382,6 +1385,7 @@ mod tests {
                         signed: true,
                         subnormals: true,
                         storage_bytes: 2,
+                        native: None,
                     })
                 })
             });

@@ -395,5 +395,6 @@ fn ieee(e: u32, p: u32) -> FloatFormat {
         signed: true,
         subnormals: true,
         storage_bytes: (e + p).div_ceil(8).next_power_of_two(),
+        native: None,
     }
 }
