@@ -3,7 +3,7 @@
 //! numeric format ([`format`]), the op catalogue ([`op`]) and the kernel conventions a policy
 //! declares ([`conventions`]). Everything else reads values through here.
 
-pub mod conventions;
+pub(crate) mod conventions;
 pub mod dtype;
 pub mod format;
 pub mod op;

@@ -22,22 +22,9 @@ impl BitMatrix {
         self.n
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
-    pub fn words(&self) -> usize {
-        self.words
-    }
-
     #[inline]
     pub fn row(&self, i: usize) -> &[u64] {
         &self.data[i * self.words..(i + 1) * self.words]
-    }
-
-    #[inline]
-    pub fn row_mut(&mut self, i: usize) -> &mut [u64] {
-        &mut self.data[i * self.words..(i + 1) * self.words]
     }
 
     #[inline]

@@ -2,7 +2,7 @@
 //! bitsets, joins, n-ary results), and [`Input`](input::Input), a loaded policy or observed
 //! table with its join table.
 
-pub mod bits;
+pub(crate) mod bits;
 pub mod categories;
-pub mod input;
-pub mod lattice;
+pub(crate) mod input;
+pub(crate) mod lattice;

@@ -13,41 +13,29 @@ use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
 
 /// NumPy's `npy_divmod` floor division for floats.
-#[inline(always)]
-pub(super) fn floor_div_f64(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let f = div.floor();
-        if div - f > 0.5 { f + 1.0 } else { f }
-    } else {
-        (0.0f64).copysign(a / b)
-    }
+macro_rules! floor_div_fn {
+    ($name:ident, $t:ty) => {
+        #[inline(always)]
+        pub(super) fn $name(a: $t, b: $t) -> $t {
+            if b == 0.0 {
+                return a / b;
+            }
+            let m = a % b;
+            let mut div = (a - m) / b;
+            if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                div -= 1.0;
+            }
+            if div != 0.0 {
+                let f = div.floor();
+                if div - f > 0.5 { f + 1.0 } else { f }
+            } else {
+                (0.0 as $t).copysign(a / b)
+            }
+        }
+    };
 }
-
-#[inline(always)]
-pub(super) fn floor_div_f32(a: f32, b: f32) -> f32 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let f = div.floor();
-        if div - f > 0.5 { f + 1.0 } else { f }
-    } else {
-        (0.0f32).copysign(a / b)
-    }
-}
+floor_div_fn!(floor_div_f64, f64);
+floor_div_fn!(floor_div_f32, f32);
 
 /// NumPy's `npy_divmod` remainder for floats: `fmod`, moved into the divisor's sign; a zero
 /// remainder takes the divisor's sign (`remainder(-0.0, 3) = 0.0`, `remainder(-1, inf) = inf`).
