@@ -213,7 +213,8 @@ fn zero_takes_dividends_sign(a: &Arg, x: &Input, compute: DType, out: &mut Array
     out.data.assign(r.data);
 }
 
-/// `binary` into a preallocated output of the result's dtype and shape (its size is the limit).
+/// `binary` into a preallocated output of the result's dtype and shape, under
+/// [`DEFAULT_MAX_ELEMENTS`] like [`binary`] (a result that is not `out`'s shape is refused).
 pub fn binary_into(
     policy: &Generated,
     op: Op,
@@ -223,11 +224,10 @@ pub fn binary_into(
 ) -> Result<(), OpError> {
     let (a, b) = (canonical_arg(policy, a), canonical_arg(policy, b));
     let (a, b) = (a.as_ref(), b.as_ref());
-    let max_elements = out.len().max(1);
-    if let Some([r, s]) = rewrite(policy, op, a, b, max_elements)? {
+    if let Some([r, s]) = rewrite(policy, op, a, b, DEFAULT_MAX_ELEMENTS)? {
         return binary_into(policy, Op::Multiply, &r, &s, out).map_err(as_rewritten(policy));
     }
-    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, max_elements)?;
+    let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, DEFAULT_MAX_ELEMENTS)?;
     check_out(out, out_dtype, &shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), out);
     Ok(())
