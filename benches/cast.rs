@@ -3,9 +3,7 @@
 //! ml_dtypes `astype` and prints the ratios; figures in docs/performance.md.
 
 use divan::{Bencher, black_box};
-use typejoin::kernels::cast::{Caster, Unit};
-use typejoin::numeric::dtype::float_format;
-use typejoin::synth::Rng;
+use typejoin::{Caster, Lane, Rng, float_format};
 
 fn main() {
     divan::main();
@@ -13,7 +11,7 @@ fn main() {
 
 const N: usize = 10_000_000;
 
-fn bench<S: Unit, D: Unit>(b: Bencher, src: &str, dst: &str) {
+fn bench<S: Lane, D: Lane>(b: Bencher, src: &str, dst: &str) {
     let caster = Caster::new(&float_format(src).unwrap(), &float_format(dst).unwrap());
     let mut rng = Rng::new(1);
     let input: Vec<S> = (0..N).map(|_| S::from_bits(rng.next_u64())).collect();

@@ -3,7 +3,7 @@
 //! Run: `cargo bench --bench check`. Figures are recorded in docs/performance.md.
 
 use divan::{Bencher, black_box};
-use typejoin::{CheckOptions, Input, Lattice, laws, synth};
+use typejoin::{CheckOptions, Input, Lattice};
 
 fn main() {
     divan::main();
@@ -11,7 +11,7 @@ fn main() {
 
 fn full_check(lattice: &Lattice) -> bool {
     let joins = lattice.join_table();
-    laws::check_lattice("bench", "bench", lattice, &joins, CheckOptions::default()).ok()
+    typejoin::check_lattice("bench", "bench", lattice, &joins, CheckOptions::default()).ok()
 }
 
 #[divan::bench]
@@ -43,7 +43,7 @@ fn grid_lattice(b: Bencher, n: usize) {
         300 => (15, 20),
         _ => (25, 40),
     };
-    let (names, edges) = synth::grid(rows, cols);
+    let (names, edges) = typejoin::grid(rows, cols);
     b.bench(|| {
         let lattice = Lattice::new(names.clone(), black_box(&edges), false).unwrap();
         assert!(full_check(&lattice));

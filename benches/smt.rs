@@ -3,10 +3,11 @@
 //! Run: `cargo bench --bench smt`. Figures are recorded in docs/performance.md.
 
 use divan::Bencher;
-use typejoin::laws::Check;
-use typejoin::smt::solve::{Verdict, Z3Options, solve};
-use typejoin::smt::{body, table_prefix, width};
-use typejoin::{CheckOptions, Input, Lattice, Table, laws, synth};
+use typejoin::{
+    Check, CheckOptions, Input, Lattice, Table,
+    smt::solve::{Verdict, Z3Options, solve},
+    smt::{body, table_prefix, width},
+};
 
 fn main() {
     divan::main();
@@ -36,7 +37,7 @@ fn table(n: usize) -> Table {
         return input.table().clone();
     }
     let (rows, cols) = if n == 100 { (10, 10) } else { (15, 20) };
-    let (names, edges) = synth::grid(rows, cols);
+    let (names, edges) = typejoin::grid(rows, cols);
     Lattice::new(names, &edges, false)
         .unwrap()
         .join_table()
@@ -74,12 +75,12 @@ fn z3_grid_300(b: Bencher, law: &str) {
 #[divan::bench(args = [35, 100, 300])]
 fn exhaustive_all_laws(b: Bencher, n: usize) {
     let t = table(n);
-    b.bench(|| assert!(laws::check_table("t", "t", &t, CheckOptions::default()).ok()));
+    b.bench(|| assert!(typejoin::check_table("t", "t", &t, CheckOptions::default()).ok()));
 }
 
 /// The exhaustive brute force (no theorem): the n³ sweep the solver is up against.
 #[divan::bench(args = [35, 100, 300], sample_count = 5)]
 fn exhaustive_brute_force(b: Bencher, n: usize) {
     let t = table(n);
-    b.bench(|| laws::brute_force(&t, CheckOptions::default()));
+    b.bench(|| typejoin::brute_force(&t, CheckOptions::default()));
 }

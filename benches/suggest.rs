@@ -3,8 +3,10 @@
 //! `cargo bench --bench suggest`. Figures are recorded in docs/performance.md.
 
 use divan::{Bencher, black_box};
-use typejoin::Input;
-use typejoin::design::suggest::{Options, suggest};
+use typejoin::{
+    Input,
+    suggest::{Options, suggest},
+};
 
 fn main() {
     divan::main();

@@ -24,40 +24,106 @@
 // Every `unsafe` block says why it is sound; every `unsafe fn` says what its caller owes.
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
-pub mod synth;
+mod synth;
 
-pub mod numeric;
+mod numeric;
 
-pub mod policy;
+mod policy;
 
-pub mod order;
+mod order;
 
-pub mod laws;
+mod laws;
 
 pub mod smt;
 
-pub mod safety;
+mod safety;
 
-pub mod check;
+mod check;
 
-pub mod promote;
+mod promote;
 
-pub mod generated;
+mod generated;
 
-pub mod kernels;
+mod kernels;
 
-pub mod jobs;
+mod jobs;
 
-pub mod design;
+mod design;
 
-pub mod output;
+mod output;
 
-pub use check::{Checked, Engine};
-pub use laws::{CheckOptions, Law, Report, Status};
-pub use numeric::dtype::DType;
-pub use order::input::Input;
-pub use order::lattice::{Join, JoinTable, Lattice};
-pub use policy::diag::{Diagnostic, LoadError};
+// The library surface: the modules above are private, and what a front end (the CLI, the
+// Python module, the tests, the benches) may name is this block, by stage. Items are flat
+// where their names say what they are; a family whose names repeat others' (`text`, `json`,
+// `Options`, `verify`) is a namespace: `ops`, `op`, `suggest`, `bench`, `cast`, `conformance`,
+// `render` below, and `smt`, the one public module (z3's half: `smt::solve::verify`,
+// `smt::obligations`). docs/architecture.md § "The library surface" lists it;
+// `tests/it/architecture.rs` holds the two together.
+
+// Synthetic DAGs for benchmarks and property tests.
+pub use synth::{Rng, grid, random_dag};
+
+// The numeric catalogue: dtypes, formats and their codec, the op catalogue and conventions.
+pub use numeric::dtype::{CATALOGUE as DTYPES, DType, SMALL_FLOATS, Unit, canonical, float_format};
+pub use numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
+pub use numeric::op;
+
+// Policy files and observed tables, with located diagnostics.
+pub use policy::diag::{
+    Diagnostic, LoadError, MAX_ERRORS, SNIPPET_CHARS, Style, decode, did_you_mean,
+};
 pub use policy::observed::Observed;
+pub use policy::provenance::Provenance;
 pub use policy::spec::Policy;
 pub use policy::table::Table;
+
+// The order: the DAG closed into a lattice, joins, the loaded input.
+pub use order::categories::rule_result;
+pub use order::input::Input;
+pub use order::lattice::{Join, JoinTable, Lattice};
+
+// The lattice laws, checked exhaustively.
+pub use laws::{
+    Check, CheckOptions, Law, LawResult, Report, Status, brute_force, check_lattice, check_table,
+    induced_counts,
+};
+
+// What every promotion does to values.
+#[cfg(feature = "z3")]
+pub use safety::prove;
+pub use safety::{
+    Class, Conversion, Engine as SafetyEngine, Found, Method, Numeric, analyse, classify, lint,
+};
+
+// Laws by the chosen engine plus lints, composed once.
+#[cfg(feature = "z3")]
+pub use check::Z3_CROSS_CHECK_NODES;
+pub use check::{Checked, Engine, Options as CheckConfig, check, exit_code};
+
+// The generated promotion tables the kernels read.
+pub use generated::ALL as GENERATED;
+pub use promote::Generated;
+
+// The reference kernels: arrays, casts, ops.
+pub use kernels::alloc::HugePages;
+pub use kernels::array::{Array, ArrayError, Buf, Data};
+pub use kernels::cast::{Caster, Unit as Lane, f16_to_f32};
+pub use kernels::ops;
+pub use kernels::policy;
+
+// The front ends' jobs: the conformance runner, `bench`, the `cast` table.
+pub use jobs::{bench, cast, conformance};
+
+// Design tools.
+pub use design::diff::diff;
+pub use design::explain::explain;
+pub use design::result_type::result_type;
+pub use design::suggest;
+
+/// The renderers, one module per output format, of every value above.
+pub mod render {
+    pub use crate::output::render::{ReportOptions, human, json, json_doc, json_file};
+    pub use crate::output::{
+        cast, codegen, diff, dot, gate, pages, result_type, safety, suggest, table,
+    };
+}

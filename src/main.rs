@@ -13,7 +13,7 @@ use clap::Parser;
 
 /// Large arrays on transparent huge pages, as NumPy's are (`typejoin bench`, `run`).
 #[global_allocator]
-static ALLOC: typejoin::kernels::alloc::HugePages = typejoin::kernels::alloc::HugePages;
+static ALLOC: typejoin::HugePages = typejoin::HugePages;
 
 fn main() -> ExitCode {
     // Die quietly when stdout is a closed pipe (`typejoin table … | head`), like other Unix

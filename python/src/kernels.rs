@@ -1,7 +1,7 @@
 //! The reference kernels on NumPy arrays, without copies: an operand's buffer is read in place
 //! (a [`Data::borrowed`] view), the result is allocated as a NumPy array (or is the caller's
 //! `out=`) and the kernel writes straight into it. Only conversion lives here; the one library
-//! call is `typejoin::kernels::ops::apply_with`.
+//! call is `typejoin::ops::apply_with`.
 
 use std::sync::Mutex;
 
@@ -11,9 +11,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
 
-use typejoin::kernels::array::{Array, Data};
-use typejoin::kernels::ops::{self, Arg, ErrorKind, OpError, Scalar};
-use typejoin::numeric::dtype::DType;
+use typejoin::{
+    Array, DType, Data,
+    ops::{self, Arg, ErrorKind, OpError, Scalar},
+};
 
 use crate::KernelError;
 
@@ -44,7 +45,7 @@ fn dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
         Some(t) => t,
         None => {
             let name: String = d.getattr("name")?.extract()?;
-            let t = typejoin::numeric::dtype::canonical(&name).and_then(DType::named);
+            let t = typejoin::canonical(&name).and_then(DType::named);
             let mut seen = lock(&SEEN);
             if seen.len() < DESCRIPTORS_KEPT {
                 seen.push((d.clone().unbind(), t));
@@ -166,7 +167,7 @@ fn operand<'py>(
 }
 
 fn dtype_named(name: &str) -> PyResult<DType> {
-    typejoin::numeric::dtype::canonical(name)
+    typejoin::canonical(name)
         .and_then(DType::named)
         .ok_or_else(|| PyValueError::new_err(format!("unknown dtype `{name}`")))
 }
@@ -251,7 +252,7 @@ pub fn call<'py>(
     dtype: Option<&str>,
     axis: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let generated = typejoin::kernels::policy(policy).map_err(|e| crate::policy_error(py, &e))?;
+    let generated = typejoin::policy(policy).map_err(|e| crate::policy_error(py, &e))?;
     let mut keep = Vec::with_capacity(args.len());
     let args: Vec<Arg> = args
         .iter()

@@ -5,9 +5,7 @@
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use typejoin::Input;
-use typejoin::output::render::ReportOptions;
-use typejoin::policy::diag::LoadError;
+use typejoin::{Input, LoadError, render::ReportOptions};
 
 mod kernels;
 
@@ -108,15 +106,15 @@ impl Loaded {
             verbose: true,
             color: false,
         };
-        let opts = typejoin::check::Options {
+        let opts = typejoin::CheckConfig {
             witnesses,
-            ..typejoin::check::Options::with(typejoin::Engine::Exhaustive)
+            ..typejoin::CheckConfig::with(typejoin::Engine::Exhaustive)
         };
         let checked = py
-            .detach(|| typejoin::check::check(&self.input, opts))
+            .detach(|| typejoin::check(&self.input, opts))
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let json = typejoin::output::render::json_file(&checked, o).to_string();
-        Ok((json, typejoin::output::render::human(&checked, o)))
+        let json = typejoin::render::json_file(&checked, o).to_string();
+        Ok((json, typejoin::render::human(&checked, o)))
     }
 
     /// (node, dtype, error) of the n-ary result of `operands` (names, `i*`, `int8@0d`, …).
@@ -124,7 +122,7 @@ impl Loaded {
         &self,
         operands: Vec<String>,
     ) -> PyResult<(Option<String>, Option<String>, Option<String>)> {
-        match typejoin::design::result_type::result_type(&self.input, &operands) {
+        match typejoin::result_type(&self.input, &operands) {
             Ok(r) => Ok((r.node, r.dtype, r.error)),
             Err(e) => Err(PyValueError::new_err(match e.suggestion {
                 Some(s) => format!(
@@ -158,11 +156,11 @@ impl Loaded {
 
     /// (same, text, json) of where `self` and `other` disagree.
     fn diff(&self, other: &Loaded, materialise: bool) -> (bool, String, String) {
-        let d = typejoin::design::diff::diff(&self.input, &other.input, materialise);
+        let d = typejoin::diff(&self.input, &other.input, materialise);
         (
             d.same(),
-            typejoin::output::diff::text(&d),
-            typejoin::output::diff::json(&d),
+            typejoin::render::diff::text(&d),
+            typejoin::render::diff::json(&d),
         )
     }
 
@@ -172,12 +170,11 @@ impl Loaded {
         let Input::Policy { joins, .. } = &self.input else {
             unreachable!("a policy")
         };
-        let conversions = py.detach(|| {
-            typejoin::safety::analyse(policy, &joins.table, typejoin::safety::Engine::Search)
-        });
+        let conversions =
+            py.detach(|| typejoin::analyse(policy, &joins.table, typejoin::SafetyEngine::Search));
         Ok((
-            typejoin::output::safety::json(policy.name(), &conversions),
-            typejoin::output::safety::text(&conversions),
+            typejoin::render::safety::json(policy.name(), &conversions),
+            typejoin::render::safety::text(&conversions),
         ))
     }
 
@@ -192,25 +189,25 @@ impl Loaded {
         top: usize,
     ) -> PyResult<(String, String)> {
         let policy = self.policy("suggest")?;
-        let name = typejoin::numeric::dtype::canonical(name).unwrap_or(name);
+        let name = typejoin::canonical(name).unwrap_or(name);
         let decl = format_of
-            .map(typejoin::design::suggest::parse_format)
+            .map(typejoin::suggest::parse_format)
             .transpose()
             .map_err(|e| PyValueError::new_err(format!("format_of: {e}")))?;
-        let options = typejoin::design::suggest::Options { max_degree, top };
+        let options = typejoin::suggest::Options { max_degree, top };
         let s = py
-            .detach(|| typejoin::design::suggest::suggest(policy, name, decl.as_ref(), options))
+            .detach(|| typejoin::suggest::suggest(policy, name, decl.as_ref(), options))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok((
-            typejoin::output::suggest::json(&s),
-            typejoin::output::suggest::text(&s),
+            typejoin::render::suggest::json(&s),
+            typejoin::render::suggest::text(&s),
         ))
     }
 
     /// The Hasse diagram as DOT (a policy's edges styled by safety class; a table's violations
     /// marked).
     fn dot(&self) -> String {
-        use typejoin::output::dot;
+        use typejoin::render::dot;
         match &self.input {
             Input::Policy {
                 policy, lattice, ..
@@ -218,7 +215,7 @@ impl Loaded {
                 policy,
                 lattice,
                 None,
-                typejoin::safety::Engine::Search,
+                typejoin::SafetyEngine::Search,
             )),
             Input::Observed(o) => {
                 let report = self.input.check(typejoin::CheckOptions::default());
@@ -245,7 +242,7 @@ fn shipped() -> Vec<(&'static str, &'static str)> {
 /// DOT text rendered by Graphviz's `dot` (`svg` or `png`).
 #[pyfunction]
 fn render(py: Python<'_>, dot: &str, format: &str) -> PyResult<Vec<u8>> {
-    py.detach(|| typejoin::output::dot::render(dot, format))
+    py.detach(|| typejoin::render::dot::render(dot, format))
         .map_err(PyRuntimeError::new_err)
 }
 
@@ -253,8 +250,8 @@ fn render(py: Python<'_>, dot: &str, format: &str) -> PyResult<Vec<u8>> {
 /// `binary`, `cast`, `reduction`, `ternary` or `select`.
 #[pyfunction]
 fn kernel_ops() -> Vec<(&'static str, &'static str)> {
-    use typejoin::numeric::op::Arity;
-    typejoin::numeric::op::CATALOGUE
+    use typejoin::op::Arity;
+    typejoin::op::CATALOGUE
         .iter()
         .filter(|o| o.kernel)
         .map(|o| {

@@ -1,7 +1,9 @@
 //! The `bench` command: time one kernel, print one JSON line.
 
-use typejoin::jobs::bench::{Spec, measure};
-use typejoin::policy::diag::LoadError;
+use typejoin::{
+    LoadError,
+    bench::{Spec, measure},
+};
 
 pub(crate) fn bench(spec: &Spec) -> Result<u8, LoadError> {
     let m = measure(spec)?;

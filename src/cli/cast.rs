@@ -3,9 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use typejoin::jobs::cast::{self, Values};
-use typejoin::output;
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{
+    Diagnostic, LoadError,
+    cast::{self, Values},
+    render,
+};
 
 use super::*;
 
@@ -40,9 +42,9 @@ pub(crate) fn cast(
     };
     let table = cast.table(values)?;
     let bytes = match format {
-        CastFormat::Bin => output::cast::bin(&table),
-        CastFormat::Text => output::cast::text(&table).into_bytes(),
-        CastFormat::Json => output::cast::json(&table).into_bytes(),
+        CastFormat::Bin => render::cast::bin(&table),
+        CastFormat::Text => render::cast::text(&table).into_bytes(),
+        CastFormat::Json => render::cast::json(&table).into_bytes(),
     };
     match output {
         Some(path) => write_atomic_bytes(path, &bytes)?,

@@ -3,8 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use typejoin::Input;
-use typejoin::policy::diag::{Diagnostic, LoadError, Style};
+use typejoin::{Diagnostic, Input, LoadError, Style};
 
 use super::*;
 
@@ -16,12 +15,12 @@ pub(crate) fn check(
     timeout: u32,
     errors: Style,
 ) -> Result<u8, LoadError> {
-    let opts = typejoin::check::Options {
+    let opts = typejoin::CheckConfig {
         timeout_ms: timeout,
         lints: if prove_lints {
-            typejoin::safety::Engine::Z3
+            typejoin::SafetyEngine::Z3
         } else {
-            typejoin::safety::Engine::Search
+            typejoin::SafetyEngine::Search
         },
         witnesses: o.witnesses,
         // What the renderers show: every conversion with --verbose, else the witnesses.
@@ -30,7 +29,7 @@ pub(crate) fn check(
         } else {
             o.witnesses.max(1)
         },
-        ..typejoin::check::Options::with(engine)
+        ..typejoin::CheckConfig::with(engine)
     };
     opts.available().map_err(|e| {
         LoadError::one(
@@ -61,7 +60,7 @@ pub(crate) fn check(
             .and_then(|text| Input::parse(&f.to_string_lossy(), &text).map(|input| (input, text)));
         match loaded {
             Err(e) => Outcome::Unreadable(e),
-            Ok((input, text)) => match typejoin::check::check(&input, opts) {
+            Ok((input, text)) => match typejoin::check(&input, opts) {
                 Ok(checked) => Outcome::Checked(Box::new((input, text, checked))),
                 Err(message) => Outcome::Failed(message.to_string()),
             },
@@ -84,7 +83,7 @@ pub(crate) fn check(
                 annotations.extend(
                     e.diagnostics
                         .iter()
-                        .map(typejoin::output::gate::input_error),
+                        .map(typejoin::render::gate::input_error),
                 );
                 failed.push(e);
                 continue;
@@ -100,9 +99,9 @@ pub(crate) fn check(
             eprintln!("{w}");
         }
         if let CheckFormat::Human = format {
-            let _ = write!(stdout, "{}", typejoin::output::render::human(&report, o));
+            let _ = write!(stdout, "{}", typejoin::render::human(&report, o));
         }
-        annotations.extend(typejoin::output::gate::annotations(
+        annotations.extend(typejoin::render::gate::annotations(
             &input,
             &text,
             &report,
@@ -114,20 +113,20 @@ pub(crate) fn check(
         let _ = write!(
             stdout,
             "{}",
-            typejoin::output::render::json_doc(&reports, &failed, o)
+            typejoin::render::json_doc(&reports, &failed, o)
         );
     }
     match format {
         CheckFormat::Github => {
-            let _ = write!(stdout, "{}", typejoin::output::gate::github(&annotations));
+            let _ = write!(stdout, "{}", typejoin::render::gate::github(&annotations));
         }
         CheckFormat::Sarif => {
-            let _ = write!(stdout, "{}", typejoin::output::gate::sarif(&annotations));
+            let _ = write!(stdout, "{}", typejoin::render::gate::sarif(&annotations));
         }
         CheckFormat::Human | CheckFormat::Json => {}
     }
     let _ = stdout.flush();
-    Ok(typejoin::check::exit_code(
+    Ok(typejoin::exit_code(
         &reports,
         !failed.is_empty() || internal,
     ))

@@ -2,8 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use typejoin::policy::diag::{Diagnostic, LoadError};
-use typejoin::{CheckOptions, Input};
+use typejoin::{CheckOptions, Diagnostic, Input, LoadError};
 
 use super::*;
 
@@ -35,12 +34,12 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
             );
             print!(
                 "{}",
-                typejoin::output::render::human(&report, ReportOptions::default())
+                typejoin::render::human(&report, ReportOptions::default())
             );
             refused = true;
             continue;
         }
-        let prov = typejoin::policy::provenance::Provenance {
+        let prov = typejoin::Provenance {
             path: &shown(f),
             text: &text,
             command: &command,
@@ -49,7 +48,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let name = typejoin::output::codegen::module_name(&stem);
+        let name = typejoin::render::codegen::module_name(&stem);
         if modules.iter().any(|(m, _)| *m == name) {
             return Err(LoadError::one(
                 Diagnostic::file(&shown(f), format!("a second policy named `{name}`"))
@@ -58,7 +57,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
         }
         modules.push((
             name,
-            typejoin::output::codegen::module(policy, joins, &prov),
+            typejoin::render::codegen::module(policy, joins, &prov),
         ));
     }
     if refused {
@@ -76,7 +75,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
     }
     write_atomic(
         &out.join("mod.rs"),
-        &typejoin::output::codegen::index(&names, &command),
+        &typejoin::render::codegen::index(&names, &command),
     )?;
     // Generated modules of policies no longer passed are removed; other files are kept.
     for entry in std::fs::read_dir(out).map_err(io)? {

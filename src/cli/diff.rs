@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use typejoin::policy::diag::LoadError;
+use typejoin::LoadError;
 
 use super::*;
 
@@ -14,11 +14,11 @@ pub(crate) fn diff(
     materialise: bool,
 ) -> Result<u8, LoadError> {
     let (a, b) = (load(a)?, load(b)?);
-    let d = typejoin::design::diff::diff(&a, &b, materialise);
+    let d = typejoin::diff(&a, &b, materialise);
     let text = match format {
-        DiffFormat::Text => typejoin::output::diff::text(&d),
-        DiffFormat::Markdown => typejoin::output::diff::markdown(&d),
-        DiffFormat::Json => typejoin::output::diff::json(&d),
+        DiffFormat::Text => typejoin::render::diff::text(&d),
+        DiffFormat::Markdown => typejoin::render::diff::markdown(&d),
+        DiffFormat::Json => typejoin::render::diff::json(&d),
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

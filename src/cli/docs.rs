@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, LoadError};
 
 use super::*;
 
@@ -23,7 +23,7 @@ pub(crate) fn docs(out: &Path, lattices: &Path, observed: &Path) -> Result<u8, L
             .map(|f| super::read(f).map(|t| (shown(f), t)))
             .collect()
     };
-    let files = typejoin::output::pages::generate(
+    let files = typejoin::render::pages::generate(
         &read_all(lattices, "toml")?,
         &read_all(observed, "json")?,
     )?;
@@ -31,7 +31,7 @@ pub(crate) fn docs(out: &Path, lattices: &Path, observed: &Path) -> Result<u8, L
         write_atomic(&out.join(name), text)?;
         println!("{}/{name}", shown(out));
         if let Some(stem) = name.strip_suffix(".dot") {
-            match typejoin::output::dot::render(text, "svg") {
+            match typejoin::render::dot::render(text, "svg") {
                 Ok(svg) => write_atomic_bytes(&out.join(format!("{stem}.svg")), &svg)?,
                 Err(m) => eprintln!("warning: {stem}.svg not written: {m}"),
             }

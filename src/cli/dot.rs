@@ -2,8 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::policy::diag::{Diagnostic, LoadError, did_you_mean};
-use typejoin::{CheckOptions, Input};
+use typejoin::{CheckOptions, Diagnostic, Input, LoadError, did_you_mean};
 
 use super::*;
 
@@ -29,7 +28,7 @@ pub(crate) fn dot(
             ));
         }
         let report = input.check(CheckOptions::default());
-        let text = typejoin::output::dot::to_dot(&typejoin::output::dot::table_diagram(
+        let text = typejoin::render::dot::to_dot(&typejoin::render::dot::table_diagram(
             &o.name, &o.table, &report,
         ));
         return write_diagram(&shown, &text, output);
@@ -39,7 +38,7 @@ pub(crate) fn dot(
         Some(h) => {
             let names: Vec<&str> = h.split(',').map(str::trim).collect();
             let find = |n: &str| -> Result<usize, LoadError> {
-                let c = typejoin::numeric::dtype::canonical(n).unwrap_or(n);
+                let c = typejoin::canonical(n).unwrap_or(n);
                 policy.dtypes().iter().position(|d| d == c).ok_or_else(|| {
                     let help = did_you_mean(n, policy.dtypes().iter().map(String::as_str))
                         .map_or("name two dtypes of the policy".into(), |s| {
@@ -65,8 +64,8 @@ pub(crate) fn dot(
             }
         }
     };
-    let g = typejoin::output::dot::diagram(policy, lattice, pair, typejoin::safety::Engine::best());
-    write_diagram(&shown, &typejoin::output::dot::to_dot(&g), output)
+    let g = typejoin::render::dot::diagram(policy, lattice, pair, typejoin::SafetyEngine::best());
+    write_diagram(&shown, &typejoin::render::dot::to_dot(&g), output)
 }
 
 /// DOT on stdout, or a `.dot`/`.svg`/`.png` file by its extension.
@@ -86,9 +85,9 @@ pub(crate) fn write_diagram(
         .unwrap_or_default();
     let bytes = match ext.as_str() {
         "dot" | "gv" => {
-            typejoin::output::dot::with_header(&text, &shown.replace('\\', "/")).into_bytes()
+            typejoin::render::dot::with_header(&text, &shown.replace('\\', "/")).into_bytes()
         }
-        "svg" | "png" => typejoin::output::dot::render(&text, &ext)
+        "svg" | "png" => typejoin::render::dot::render(&text, &ext)
             .map_err(|m| LoadError::one(Diagnostic::file(&out.to_string_lossy(), m)))?,
         _ => {
             return Err(LoadError::one(

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::policy::diag::{Diagnostic, LoadError, did_you_mean};
+use typejoin::{Diagnostic, LoadError, did_you_mean};
 
 use super::*;
 
@@ -28,6 +28,6 @@ pub(crate) fn explain(file: &Path, dtypes: &[String]) -> Result<u8, LoadError> {
             }
         }
     }
-    print!("{}", typejoin::design::explain::explain(&input, &operands));
+    print!("{}", typejoin::explain(&input, &operands));
     Ok(0)
 }

@@ -21,9 +21,7 @@ mod suggest;
 mod table;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use typejoin::check::Engine;
-use typejoin::jobs::bench::Values;
-use typejoin::safety::Engine as SafetyEngine;
+use typejoin::{Engine, SafetyEngine, bench::Values};
 
 /// A library enum as a clap argument: the library knows nothing of clap, so each option enum
 /// it takes has a mirror here, with the variants' help.
@@ -88,9 +86,7 @@ value_enum! {
     }
 }
 
-use typejoin::Input;
-use typejoin::output::render::ReportOptions;
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, Input, LoadError, render::ReportOptions};
 
 #[derive(Parser)]
 #[command(
@@ -105,10 +101,10 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value = "auto")]
     color: ColorChoice,
     /// Input errors shown per file; the rest are counted.
-    #[arg(long, global = true, default_value_t = typejoin::policy::diag::MAX_ERRORS)]
+    #[arg(long, global = true, default_value_t = typejoin::MAX_ERRORS)]
     max_errors: usize,
     /// The widest part of a source line an error quotes, in characters (`…` marks a cut).
-    #[arg(long, global = true, default_value_t = typejoin::policy::diag::SNIPPET_CHARS)]
+    #[arg(long, global = true, default_value_t = typejoin::SNIPPET_CHARS)]
     snippet_width: usize,
     #[command(subcommand)]
     cmd: Cmd,
@@ -181,10 +177,10 @@ pub(crate) enum Cmd {
         #[arg(long, default_value = "jax", value_parser = generated_policies())]
         policy: String,
         /// The longest line read, in bytes; a longer one is answered with an `input` error.
-        #[arg(long, default_value_t = typejoin::jobs::conformance::DEFAULT_MAX_LINE_BYTES)]
+        #[arg(long, default_value_t = typejoin::conformance::DEFAULT_MAX_LINE_BYTES)]
         max_line_bytes: usize,
         /// The largest array a kernel creates (a broadcast or reduction result), in elements.
-        #[arg(long, default_value_t = typejoin::kernels::ops::DEFAULT_MAX_ELEMENTS)]
+        #[arg(long, default_value_t = typejoin::ops::DEFAULT_MAX_ELEMENTS)]
         max_elements: usize,
     },
     /// Time one kernel on random inputs, output preallocated; prints one JSON line.
@@ -394,7 +390,7 @@ pub(crate) enum TableFormat {
 /// `--policy`: the names of the generated policies (src/generated), listed by `--help` and
 /// suggested by clap for a misspelt one.
 fn generated_policies() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(typejoin::generated::ALL.iter().map(|p| p.name))
+    clap::builder::PossibleValuesParser::new(typejoin::GENERATED.iter().map(|p| p.name))
 }
 
 pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {
@@ -409,7 +405,7 @@ pub(crate) fn read(path: &Path) -> Result<String, LoadError> {
                 .with_help("check the path; `typejoin check` also takes directories"),
         )
     })?;
-    typejoin::policy::diag::decode(&shown, bytes)
+    typejoin::decode(&shown, bytes)
 }
 
 /// The files under `dir` whose extension is one of `exts`, sorted, hidden entries skipped;
@@ -515,7 +511,7 @@ pub fn run(cli: Cli) -> ExitCode {
             std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let errors = typejoin::policy::diag::Style {
+    let errors = typejoin::Style {
         color: err_color,
         max_errors: cli.max_errors,
         snippet_width: cli.snippet_width,
@@ -551,7 +547,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => run::run_cases(
             &cases,
             &policy,
-            typejoin::jobs::conformance::Limits {
+            typejoin::conformance::Limits {
                 max_line_bytes,
                 max_elements,
             },
@@ -576,7 +572,7 @@ pub fn run(cli: Cli) -> ExitCode {
             policy,
             runs,
             data,
-        } => bench::bench(&typejoin::jobs::bench::Spec {
+        } => bench::bench(&typejoin::bench::Spec {
             op: &op,
             lhs: &lhs,
             rhs: rhs.as_deref(),

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, LoadError};
 
 use super::*;
 
@@ -15,7 +15,7 @@ pub(crate) fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
         "typejoin prove {shown} --out {}",
         out.to_string_lossy().replace('\\', "/")
     );
-    let prov = typejoin::policy::provenance::Provenance {
+    let prov = typejoin::Provenance {
         path: &shown,
         text: &text,
         command: &command,

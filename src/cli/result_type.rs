@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, LoadError};
 
 use super::*;
 
@@ -13,7 +13,7 @@ pub(crate) fn result_type(
     format: ResultFormat,
 ) -> Result<u8, LoadError> {
     let input = load(file)?;
-    let r = typejoin::design::result_type::result_type(&input, operands).map_err(|e| {
+    let r = typejoin::result_type(&input, operands).map_err(|e| {
         let help = e.suggestion.map_or_else(
             || format!("its operands are: {}", input.table().names.join(", ")),
             |s| format!("did you mean `{s}`?"),
@@ -27,8 +27,8 @@ pub(crate) fn result_type(
         )
     })?;
     let text = match format {
-        ResultFormat::Text => typejoin::output::result_type::text(&r),
-        ResultFormat::Json => typejoin::output::result_type::json(&r),
+        ResultFormat::Text => typejoin::render::result_type::text(&r),
+        ResultFormat::Json => typejoin::render::result_type::json(&r),
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

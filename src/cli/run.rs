@@ -2,12 +2,14 @@
 
 use std::path::Path;
 
-use typejoin::jobs::conformance::{Limits, run_stream};
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{
+    Diagnostic, LoadError,
+    conformance::{Limits, run_stream},
+};
 
 /// Answers every case of a JSON-lines file (or stdin), streaming.
 pub(crate) fn run_cases(cases: &Path, policy: &str, limits: Limits) -> Result<u8, LoadError> {
-    let policy = typejoin::kernels::policy(policy)?;
+    let policy = typejoin::policy(policy)?;
     let shown = cases.to_string_lossy();
     let reader: Box<dyn std::io::BufRead> = if shown == "-" {
         Box::new(std::io::stdin().lock())

@@ -2,9 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::Input;
-use typejoin::output;
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, Input, LoadError, render};
 
 use super::*;
 
@@ -28,11 +26,11 @@ pub(crate) fn safety(
             .with_help("an observed table has no formats or edges; check it with `typejoin check`"),
         ));
     };
-    let conversions = typejoin::safety::analyse(policy, &joins.table, engine);
+    let conversions = typejoin::analyse(policy, &joins.table, engine);
     let text = match format {
-        SafetyFormat::Json => output::safety::json(policy.name(), &conversions),
-        SafetyFormat::Markdown => output::safety::markdown(&conversions),
-        SafetyFormat::Text => output::safety::text(&conversions),
+        SafetyFormat::Json => render::safety::json(policy.name(), &conversions),
+        SafetyFormat::Markdown => render::safety::markdown(&conversions),
+        SafetyFormat::Text => render::safety::text(&conversions),
     };
     print!("{text}");
     Ok(0)

@@ -3,8 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use typejoin::Input;
-use typejoin::policy::diag::{Diagnostic, LoadError};
+use typejoin::{Diagnostic, Input, LoadError};
 
 use super::*;
 
@@ -29,10 +28,10 @@ pub(crate) fn suggest(
     let usage = |m: String, help: &str| {
         LoadError::one(Diagnostic::file("typejoin suggest", m).with_help(help))
     };
-    let name = typejoin::numeric::dtype::canonical(add).unwrap_or(add);
+    let name = typejoin::canonical(add).unwrap_or(add);
     let decl = format_of
         .map(|f| {
-            typejoin::design::suggest::parse_format(f).map_err(|e| {
+            typejoin::suggest::parse_format(f).map_err(|e| {
                 usage(
                     format!("--format-of `{f}`: {e}"),
                     "see docs/file-formats.md, [formats]",
@@ -40,15 +39,15 @@ pub(crate) fn suggest(
             })
         })
         .transpose()?;
-    let options = typejoin::design::suggest::Options {
+    let options = typejoin::suggest::Options {
         max_degree: max_degree.into(),
         top,
     };
-    let s = typejoin::design::suggest::suggest(&policy, name, decl.as_ref(), options)
+    let s = typejoin::suggest::suggest(&policy, name, decl.as_ref(), options)
         .map_err(|e| usage(e.to_string(), "see `typejoin suggest --help`"))?;
     let text = match format {
-        SuggestFormat::Json => typejoin::output::suggest::json(&s),
-        SuggestFormat::Text => typejoin::output::suggest::text(&s),
+        SuggestFormat::Json => typejoin::render::suggest::json(&s),
+        SuggestFormat::Text => typejoin::render::suggest::text(&s),
     };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

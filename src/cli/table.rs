@@ -2,8 +2,7 @@
 
 use std::path::Path;
 
-use typejoin::Input;
-use typejoin::policy::diag::LoadError;
+use typejoin::{Input, LoadError};
 
 use super::*;
 
@@ -24,9 +23,9 @@ pub(crate) fn table(
         Vec::new()
     };
     let text = match format {
-        TableFormat::Text => typejoin::output::table::text(t),
-        TableFormat::Markdown => typejoin::output::table::markdown(t),
-        TableFormat::Csv => typejoin::output::table::csv(t),
+        TableFormat::Text => typejoin::render::table::text(t),
+        TableFormat::Markdown => typejoin::render::table::markdown(t),
+        TableFormat::Csv => typejoin::render::table::csv(t),
         TableFormat::Json => match &input {
             Input::Observed(o) => t.to_json_with(
                 &o.name,

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! #[global_allocator]
-//! static ALLOC: typejoin::kernels::alloc::HugePages = typejoin::kernels::alloc::HugePages;
+//! static ALLOC: typejoin::HugePages = typejoin::HugePages;
 //! # fn main() {}
 //! ```
 

@@ -302,14 +302,6 @@ impl LoadError {
     }
 }
 
-/// A problem found at a byte span of a file whose text the finder does not hold: the caller
-/// places it with [`Source::error`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unplaced {
-    pub span: Range<usize>,
-    pub message: String,
-}
-
 /// The text of a file's bytes, or a diagnostic at the first byte that is not UTF-8 (its line
 /// and column counted in the valid text before it).
 pub fn decode(path: &str, bytes: Vec<u8>) -> Result<String, LoadError> {

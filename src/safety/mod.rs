@@ -14,7 +14,9 @@
 //! feature), a wide conversion is `exact` only when the formats' parameters prove it, and
 //! `unknown` when neither a witness nor a proof exists.
 
-pub mod smt;
+// The SMT encoding of a conversion: only z3 reads it.
+#[cfg(feature = "z3")]
+mod smt;
 
 use serde::Serialize;
 

@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use typejoin::numeric::dtype::{SMALL_FLOATS, float_format};
-use typejoin::numeric::format::cast_bits;
+use typejoin::{SMALL_FLOATS, cast_bits, float_format};
 
 use crate::root;
 
@@ -84,7 +83,7 @@ fn hash(units: &[u64], width: usize) -> String {
 /// differing elements is the oracle's count of incorrectly rounded ones.
 #[test]
 fn sampled_casts_hash_equal_except_pinned_double_rounding() {
-    use typejoin::numeric::format::{Source, Value as Exact};
+    use typejoin::{Source, Value as Exact};
     let idx = index();
     let entries: Vec<&Value> = idx["samples"]
         .as_array()
@@ -174,7 +173,7 @@ fn sampled_casts_hash_equal_except_pinned_double_rounding() {
 /// saturates as JAX does; those elements are pinned separately below.
 #[test]
 fn casts_to_integers_and_bool_hash_equal_numpy_where_defined() {
-    use typejoin::numeric::format::{IntTarget, Source, Value};
+    use typejoin::{IntTarget, Source, Value};
     let doc: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root().join("tests/data/oracle/int_casts.json")).unwrap(),
     )
@@ -242,8 +241,7 @@ fn casts_to_integers_and_bool_hash_equal_numpy_where_defined() {
 /// range saturates; integers wrap; bool is `!= 0` with NaN true.
 #[test]
 fn float_to_int_saturates_and_nan_is_zero() {
-    use typejoin::numeric::dtype::float_format;
-    use typejoin::numeric::format::{IntTarget, Source};
+    use typejoin::{IntTarget, Source, float_format};
     let f32s = Source::Float(float_format("float32").unwrap());
     let cast = |dst: &str, x: f32| {
         IntTarget::named(dst)

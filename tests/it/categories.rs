@@ -5,19 +5,17 @@
 
 use std::process::Command;
 
-use typejoin::Input;
-use typejoin::check::{self, Engine, Options};
-use typejoin::laws::Law;
+use typejoin::{CheckConfig, Engine, Input, Law};
 
 use crate::{load, root};
 
-fn checked(path: &str) -> typejoin::check::Checked {
-    check::check(&load(path), Options::with(Engine::Exhaustive)).unwrap()
+fn checked(path: &str) -> typejoin::Checked {
+    typejoin::check(&load(path), CheckConfig::with(Engine::Exhaustive)).unwrap()
 }
 
 fn result(path: &str, operands: &[&str]) -> (Option<String>, Option<String>) {
     let ops: Vec<String> = operands.iter().map(|s| s.to_string()).collect();
-    let r = typejoin::design::result_type::result_type(&load(path), &ops).unwrap();
+    let r = typejoin::result_type(&load(path), &ops).unwrap();
     (r.node, r.dtype)
 }
 
@@ -94,7 +92,7 @@ fn torch_policies_equal_the_live_library_on_every_pair_and_triple() {
             "observed/torch_categories_float64.json",
         ),
     ] {
-        let d = typejoin::design::diff::diff(&load(policy), &load(table), true);
+        let d = typejoin::diff(&load(policy), &load(table), true);
         assert_eq!(d.common.len(), 32, "{policy}");
         assert_eq!(d.compared, 528);
         assert_eq!(d.entries, vec![], "{policy}");
@@ -285,7 +283,7 @@ fn category_syntax_errors_are_located_with_a_fix() {
 /// TensorFlow's flexible dtypes (TF 2.21): weak tensors as hand-declared category nodes.
 #[test]
 fn tensorflow_all_is_the_live_table_and_safe_is_not_a_lattice() {
-    let d = typejoin::design::diff::diff(
+    let d = typejoin::diff(
         &load("lattices/tensorflow.toml"),
         &load("observed/tensorflow_all.json"),
         false,
@@ -322,11 +320,11 @@ fn suggest_places_the_category_variants_and_keeps_the_rule() {
     let Input::Policy { policy, .. } = load("lattices/torch.toml") else {
         panic!()
     };
-    let opts = typejoin::design::suggest::Options {
+    let opts = typejoin::suggest::Options {
         max_degree: 2,
         top: 5,
     };
-    let s = typejoin::design::suggest::suggest(&policy, "bfloat16", None, opts).unwrap();
+    let s = typejoin::suggest::suggest(&policy, "bfloat16", None, opts).unwrap();
     // Only its own place survives: anywhere else, bfloat16 ∨ c* (bcomplex32 by the rule)
     // or an existing join breaks.
     assert_eq!(s.placements.len(), 1);
@@ -344,7 +342,7 @@ fn suggest_places_the_category_variants_and_keeps_the_rule() {
     assert_eq!((s.valid, c.dropped), (96, 95));
     // float8 has no complex of its precision and raises with every other dtype in PyTorch:
     // no placement keeps the rule in a policy that is not partial.
-    let f8 = typejoin::design::suggest::suggest(&policy, "float8_e4m3fn", None, opts).unwrap();
+    let f8 = typejoin::suggest::suggest(&policy, "float8_e4m3fn", None, opts).unwrap();
     assert!(f8.placements.is_empty());
     assert_eq!(f8.categories.unwrap().dropped, f8.valid);
 }
@@ -359,7 +357,7 @@ fn declared_int_and_complex_formats_take_part() {
     let Input::Policy { policy, .. } = load("tests/data/custom-int-complex.toml") else {
         panic!()
     };
-    use typejoin::safety::Numeric;
+    use typejoin::Numeric;
     let of = |n: &str| Numeric::of(&policy, policy.node(n).unwrap());
     assert_eq!(
         of("int12"),
@@ -430,7 +428,7 @@ mod beyond_four {
             }
             prop_assert_eq!(names.len(), 32);
             let ops: Vec<&str> = picks.iter().map(|&i| names[i].as_str()).collect();
-            let rule = typejoin::order::categories::rule_result(&policy, &lattice, &ops)
+            let rule = typejoin::rule_result(&policy, &lattice, &ops)
                 .expect("every name is an operand");
             let idx: Vec<usize> = ops.iter().map(|n| policy.node(n).unwrap()).collect();
             let order = lattice

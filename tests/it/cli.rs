@@ -502,7 +502,7 @@ fn bench_takes_a_zero_dim_operand_and_a_data_kind() {
 
 #[test]
 fn policy_flags_list_every_generated_policy() {
-    let names: Vec<&str> = typejoin::generated::ALL.iter().map(|p| p.name).collect();
+    let names: Vec<&str> = typejoin::GENERATED.iter().map(|p| p.name).collect();
     let listed = format!("[possible values: {}]", names.join(", "));
     let bench = ["bench", "--op", "add", "--lhs", "int8", "--policy", "numpy"];
     for args in [&["run", "-", "--policy", "numpy"][..], &bench[..]] {

@@ -4,10 +4,11 @@
 
 use std::process::Command;
 
-use typejoin::Input;
-use typejoin::numeric::op::OpId;
-use typejoin::output::codegen::{index, module, module_name};
-use typejoin::policy::provenance::Provenance;
+use typejoin::{
+    Input, Provenance,
+    op::OpId,
+    render::codegen::{index, module, module_name},
+};
 
 use crate::{files, load, root};
 
@@ -26,12 +27,12 @@ fn shipped() -> Vec<String> {
 /// for `torch`, NumPy 2's (the default) for `jax`.
 #[test]
 fn kernel_conventions_are_generated() {
-    use typejoin::numeric::op::{
+    use typejoin::op::{
         ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
         FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars,
         ZeroSign,
     };
-    let torch = typejoin::kernels::policy("torch").unwrap();
+    let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
         torch.semantics,
         Semantics {
@@ -69,7 +70,7 @@ fn kernel_conventions_are_generated() {
         "integer, float, complex"
     );
     assert_eq!(torch.operand_kinds(OpId::of("add")), None);
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     assert_eq!(jax.semantics, Semantics::default());
     assert_eq!(jax.operand_kinds(OpId::of("subtract")), None);
     assert_eq!(
@@ -129,7 +130,7 @@ fn generated_tables_equal_the_lattices() {
         let Input::Policy { policy, joins, .. } = load(&path) else {
             panic!()
         };
-        let g = typejoin::kernels::policy(policy.name()).unwrap();
+        let g = typejoin::policy(policy.name()).unwrap();
         assert_eq!(
             g.dtypes,
             policy

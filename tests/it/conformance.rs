@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use typejoin::jobs::conformance::{Limits, run_line};
+use typejoin::conformance::{Limits, run_line};
 
 use crate::root;
 
@@ -19,7 +19,7 @@ fn lines(rel: &str) -> Vec<String> {
 
 #[test]
 fn every_oracle_case_is_bit_exact() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let cases = lines("tests/data/kernels/cases.jsonl");
     let expected = lines("tests/data/kernels/expected_jax_policy.jsonl");
     assert_eq!((cases.len(), expected.len()), (390, 390));
@@ -109,7 +109,7 @@ fn a_bad_line_fails_alone_and_stdin_works() {
 /// input errors, not panics or aborts.
 #[test]
 fn impossible_shapes_are_input_errors() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let zeros = vec!["0"; 100_000].join(",");
     let cases = [
         (
@@ -137,7 +137,7 @@ fn impossible_shapes_are_input_errors() {
 /// limit of 8 elements and answered under 9.
 #[test]
 fn the_element_limit_travels_with_each_call() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let select = r#"{"id": 1, "op": "where", "args": [{"dtype": "bool", "shape": [3, 1], "bits": [1, 0, 1]}, {"dtype": "int8", "shape": [1, 3], "bits": [1, 2, 3]}, {"scalar": "int", "value": 0}]}"#;
     let sum = r#"{"id": 2, "op": "sum", "axis": 0, "args": [{"dtype": "int8", "shape": [0, 3, 3], "bits": []}]}"#;
     let under = |max_elements| Limits {
@@ -177,7 +177,7 @@ fn the_element_limit_travels_with_each_call() {
 /// multiply-adds), astype across kinds, and sums along each axis.
 #[test]
 fn every_extra_case_matches_numpy() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let cases = lines("tests/data/kernels/extra_cases.jsonl");
     let expected = lines("tests/data/kernels/extra_expected.jsonl");
     assert_eq!(cases.len(), expected.len());
@@ -204,8 +204,8 @@ fn every_extra_case_matches_numpy() {
 /// floats (their side of every 64-bit range kept) or exactly as strings.
 #[test]
 fn a_python_int_outside_the_policys_int_type_overflows() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
-    let x32 = typejoin::kernels::policy("jax-x32").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
+    let x32 = typejoin::policy("jax-x32").unwrap();
     let case = |dtype: &str, bits: u64, value: &str| {
         format!(
             r#"{{"id":1,"op":"add","args":[{{"dtype":"{dtype}","shape":[1],"bits":[{bits}]}},{{"scalar":"int","value":{value}}}]}}"#
@@ -282,7 +282,7 @@ fn a_python_int_outside_the_policys_int_type_overflows() {
 /// underflows to 0, and answers 0xff for both underflows here: typejoin is correctly rounded.
 #[test]
 fn float8_e8m0fnu_underflow_rounds_to_its_smallest_value() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let e8m0 = |op: &str, a: &[u8], b: &[u8]| -> Value {
         let line = serde_json::json!({"id": 1, "op": op, "args": [
             {"dtype": "float8_e8m0fnu", "shape": [a.len()], "bits": a},
@@ -321,10 +321,11 @@ fn float8_e8m0fnu_underflow_rounds_to_its_smallest_value() {
 /// through int8 ∨ f* = float64 would give float64. Every operand is converted once.
 #[test]
 fn clip_computes_in_the_n_ary_join() {
-    use typejoin::kernels::array::Array;
-    use typejoin::kernels::ops::{Arg, Scalar, clip};
-    use typejoin::numeric::dtype::DType;
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    use typejoin::{
+        Array, DType,
+        ops::{Arg, Scalar, clip},
+    };
+    let jax = typejoin::policy("jax").unwrap();
     let i8 = DType::named("int8").unwrap();
     let bf16 = DType::named("bfloat16").unwrap();
     // int8 [-100, 5, 100], lo = 0.5 (a Python float), hi = bfloat16 [50.0] (0x4248)
@@ -342,9 +343,10 @@ fn clip_computes_in_the_n_ary_join() {
 /// materialisation (float64 under JAX with x64, float32 without).
 #[test]
 fn where_joins_its_two_values() {
-    use typejoin::kernels::array::Array;
-    use typejoin::kernels::ops::{Arg, Scalar, select};
-    use typejoin::numeric::dtype::DType;
+    use typejoin::{
+        Array, DType,
+        ops::{Arg, Scalar, select},
+    };
     let i8 = DType::named("int8").unwrap();
     let cond = Arg::Array(
         Array::from_bits(
@@ -356,7 +358,7 @@ fn where_joins_its_two_values() {
     );
     let x = Arg::Array(Array::from_bits(i8, vec![3], &[[1, 0], [2, 0], [3, 0]]).unwrap());
     let y = Arg::Array(Array::from_bits(i8, vec![1], &[[0xff, 0]]).unwrap());
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let r = select(jax, &cond, &x, &y).unwrap();
     assert_eq!(r.dtype(), i8);
     assert_eq!(r.bits(), vec![[0xff, 0], [2, 0], [0xff, 0]]);
@@ -365,7 +367,7 @@ fn where_joins_its_two_values() {
     assert_eq!(r.dtype(), DType::Float64);
     assert_eq!(r.bits()[1], [2.0f64.to_bits(), 0]);
     assert_eq!(r.bits()[0], [0.5f64.to_bits(), 0]);
-    let x32 = typejoin::kernels::policy("jax-x32").unwrap();
+    let x32 = typejoin::policy("jax-x32").unwrap();
     assert_eq!(
         select(x32, &cond, &x, &half).unwrap().dtype(),
         DType::Float32
@@ -385,7 +387,7 @@ fn library_cases_are_bit_exact(
     std::collections::BTreeSet<String>,
     std::collections::BTreeMap<String, usize>,
 ) {
-    let generated = typejoin::kernels::policy(policy).unwrap();
+    let generated = typejoin::policy(policy).unwrap();
     let stem = expected;
     let cases = lines(&format!("tests/data/kernels/{cases}.jsonl"));
     let expected = lines(&format!("tests/data/kernels/{expected}.jsonl"));

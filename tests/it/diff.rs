@@ -139,8 +139,8 @@ fn diff_is_antisymmetric_and_every_entry_is_real() {
     ];
     for (a, b) in pairs {
         let (ia, ib) = (load(a), load(b));
-        let d = typejoin::design::diff::diff(&ia, &ib, false);
-        let r = typejoin::design::diff::diff(&ib, &ia, false);
+        let d = typejoin::diff(&ia, &ib, false);
+        let r = typejoin::diff(&ib, &ia, false);
         assert_eq!(d.entries.len(), r.entries.len(), "{a} {b}");
         let sorted = |mut v: Vec<(String, String)>| {
             v.sort();

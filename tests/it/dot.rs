@@ -4,8 +4,7 @@
 
 use std::process::Command;
 
-use typejoin::Input;
-use typejoin::safety::Engine;
+use typejoin::{Input, SafetyEngine};
 
 use crate::{files, load, root};
 
@@ -20,11 +19,11 @@ fn dot_of(path: &str, highlight: Option<(&str, &str)>) -> String {
         let i = |n: &str| policy.dtypes().iter().position(|d| d == n).unwrap();
         (i(a), i(b))
     });
-    typejoin::output::dot::to_dot(&typejoin::output::dot::diagram(
+    typejoin::render::dot::to_dot(&typejoin::render::dot::diagram(
         &policy,
         &lattice,
         pair,
-        Engine::best(),
+        SafetyEngine::best(),
     ))
 }
 
@@ -42,7 +41,7 @@ fn every_shipped_policy_renders() {
             .replace(['/', '.'], "_");
         insta::assert_snapshot!(format!("dot__{name}"), text);
         if have_dot {
-            let svg = typejoin::output::dot::render(&text, "svg")
+            let svg = typejoin::render::dot::render(&text, "svg")
                 .unwrap_or_else(|e| panic!("{path}: {e}"));
             assert!(String::from_utf8_lossy(&svg).contains("</svg>"), "{path}");
         }
@@ -68,7 +67,7 @@ fn edges_are_the_hasse_reduction_and_the_highlight_follows_the_join() {
 #[test]
 fn the_committed_jax_diagram_is_fresh() {
     let want =
-        typejoin::output::dot::with_header(&dot_of("lattices/jax.toml", None), "lattices/jax.toml");
+        typejoin::render::dot::with_header(&dot_of("lattices/jax.toml", None), "lattices/jax.toml");
     let have = std::fs::read_to_string(root().join("docs/lattices/jax.dot")).unwrap_or_default();
     assert!(
         have == want,
@@ -91,7 +90,7 @@ fn generated_docs_are_fresh() {
             .collect()
     };
     let generated =
-        typejoin::output::pages::generate(&read("lattices", "toml"), &read("observed", "json"))
+        typejoin::render::pages::generate(&read("lattices", "toml"), &read("observed", "json"))
             .unwrap();
     // A page and a DOT per shipped policy (studies excluded), the index, comparison, ops,
     // conventions.
@@ -132,7 +131,7 @@ fn an_observed_table_draws_its_induced_order_and_violations() {
         panic!()
     };
     let report = load("observed/numpy_promote_types.json").check(Default::default());
-    let text = typejoin::output::dot::to_dot(&typejoin::output::dot::table_diagram(
+    let text = typejoin::render::dot::to_dot(&typejoin::render::dot::table_diagram(
         &o.name, &o.table, &report,
     ));
     assert!(
@@ -143,7 +142,7 @@ fn an_observed_table_draws_its_induced_order_and_violations() {
     assert!(text.contains("associativity: (uint8 ∨ int8) ∨ float16 = int16 ∨ float16 = float32"));
     assert!(text.contains("\"int8\" -> \"int16\""));
     if Command::new("dot").arg("-V").output().is_ok() {
-        typejoin::output::dot::render(&text, "svg").unwrap();
+        typejoin::render::dot::render(&text, "svg").unwrap();
     }
 }
 

@@ -9,11 +9,12 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use typejoin::jobs::cast::{Cast, Values};
-use typejoin::jobs::conformance::{Limits, run_stream};
-use typejoin::numeric::dtype::CATALOGUE;
-use typejoin::policy::diag;
-use typejoin::{CheckOptions, Input};
+use typejoin::{
+    CheckOptions, DTYPES, Input,
+    cast::{Cast, Values},
+    conformance::{Limits, run_stream},
+    decode,
+};
 
 use crate::root;
 
@@ -228,11 +229,11 @@ fn apply(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
 
 /// A file as the CLI reads it: decoded (a non-UTF-8 file is an error located at its first bad
 /// byte), then parsed. Every error must be located inside the file and render, at most
-/// `diag::MAX_ERRORS` of them, in bounded space.
+/// `typejoin::MAX_ERRORS` of them, in bounded space.
 fn parse_like_the_cli(path: &str, bytes: Vec<u8>) -> Result<(), TestCaseError> {
     let len = bytes.len();
     let lines = bytes.split(|&b| b == b'\n').count();
-    let result = diag::decode(path, bytes).and_then(|text| Input::parse(path, &text));
+    let result = decode(path, bytes).and_then(|text| Input::parse(path, &text));
     match result {
         Ok(input) => {
             // A policy that parses is checked: the law engine is a reader of its output.
@@ -244,13 +245,14 @@ fn parse_like_the_cli(path: &str, bytes: Vec<u8>) -> Result<(), TestCaseError> {
                 prop_assert!(d.line >= 1 && d.line <= lines + 1, "{}", d);
                 prop_assert!(d.col >= 1, "{}", d);
             }
-            let shown = e.render_with(diag::Style {
-                max_errors: diag::MAX_ERRORS,
-                ..diag::Style::default()
+            let shown = e.render_with(typejoin::Style {
+                max_errors: typejoin::MAX_ERRORS,
+                ..typejoin::Style::default()
             });
             // Each shown error quotes at most a window of its line, never the whole file.
             prop_assert!(
-                shown.len() <= diag::MAX_ERRORS * (4 * diag::SNIPPET_CHARS + 600) + len.min(600),
+                shown.len()
+                    <= typejoin::MAX_ERRORS * (4 * typejoin::SNIPPET_CHARS + 600) + len.min(600),
                 "{} bytes of errors for a {len}-byte file",
                 shown.len()
             );
@@ -292,7 +294,7 @@ proptest! {
         ),
         noise in prop::collection::vec(any::<u8>(), 0..80),
         max in prop::sample::select(vec![200usize, 1 << 20, 1 << 20, 1 << 20]),
-        policy in 0usize..typejoin::generated::ALL.len(),
+        policy in 0usize..typejoin::GENERATED.len(),
     ) {
         let seeds = runner_seeds();
         let mut lines: Vec<Vec<u8>> = picks
@@ -311,7 +313,7 @@ proptest! {
         let raw: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
         let owed: Vec<&[u8]> = raw.iter().copied().filter(|l| answered(l, max)).collect();
         let mut out = Vec::new();
-        let generated = typejoin::generated::ALL[policy];
+        let generated = typejoin::GENERATED[policy];
         run_stream(generated, &input[..], &mut out, Limits {
                 max_line_bytes: max,
                 ..Limits::default()
@@ -336,8 +338,8 @@ proptest! {
     /// The cast bit reader: any bytes as any source: a table with one row per storage unit,
     /// each row the unit read little-endian, or an error; never a panic, never a masked unit.
     #[test]
-    fn fuzz_cast_bit_reader(src in 0usize..CATALOGUE.len(), dst in 0usize..CATALOGUE.len(), bytes in prop::collection::vec(any::<u8>(), 0..40)) {
-        let Ok(cast) = Cast::new(CATALOGUE[src].name, CATALOGUE[dst].name) else { return Ok(()) };
+    fn fuzz_cast_bit_reader(src in 0usize..DTYPES.len(), dst in 0usize..DTYPES.len(), bytes in prop::collection::vec(any::<u8>(), 0..40)) {
+        let Ok(cast) = Cast::new(DTYPES[src].name, DTYPES[dst].name) else { return Ok(()) };
         if let Ok(table) = cast.table(Values::Storage { path: "x.bin", bytes: &bytes }) {
             let w = table.src_bytes as usize;
             prop_assert_eq!(table.rows.len() * w, bytes.len());

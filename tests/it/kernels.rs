@@ -1,10 +1,7 @@
 //! The fast cast kernels equal the reference codec bit for bit, and hash-equal NumPy.
 
 use sha2::{Digest, Sha256};
-use typejoin::kernels::cast::Caster;
-use typejoin::numeric::dtype::{SMALL_FLOATS, float_format};
-use typejoin::numeric::format::{FloatFormat, cast_bits};
-use typejoin::synth::Rng;
+use typejoin::{Caster, FloatFormat, Rng, SMALL_FLOATS, cast_bits, float_format};
 
 use crate::root;
 
@@ -128,13 +125,13 @@ fn nan_payloads_of_widening_casts_match_ml_dtypes() {
 #[test]
 fn f16_widening_equals_the_codec_everywhere() {
     let (h, f) = (
-        typejoin::numeric::dtype::float_format("float16").unwrap(),
-        typejoin::numeric::dtype::float_format("float32").unwrap(),
+        typejoin::float_format("float16").unwrap(),
+        typejoin::float_format("float32").unwrap(),
     );
     for b in 0..=u16::MAX {
         assert_eq!(
-            typejoin::kernels::cast::f16_to_f32(b) as u64,
-            typejoin::numeric::format::cast_bits(&h, &f, b as u64),
+            typejoin::f16_to_f32(b) as u64,
+            typejoin::cast_bits(&h, &f, b as u64),
             "{b:#06x}"
         );
     }

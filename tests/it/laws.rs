@@ -1,8 +1,7 @@
 //! The law checker on the non-lattice fixtures and on hand-made tables, asserting exact
 //! witnesses and counts.
 
-use typejoin::laws::{self, Status};
-use typejoin::{CheckOptions, Join, Law, Table};
+use typejoin::{self, CheckOptions, Join, Law, Status, Table};
 
 use crate::load;
 
@@ -75,7 +74,7 @@ fn numpy_witness_is_first_and_exact() {
 fn structural_and_brute_force_agree_on_jax() {
     let input = load("lattices/jax.toml");
     let t = input.table();
-    let [assoc, defn, nary] = laws::brute_force(t, CheckOptions::default());
+    let [assoc, defn, nary] = typejoin::brute_force(t, CheckOptions::default());
     assert_eq!((assoc.count, defn.count, nary.count), (0, 0, 0));
     let r = input.check(CheckOptions::default());
     assert_eq!(r.law(Law::Associativity).unwrap().status, Status::Proved);
@@ -89,12 +88,12 @@ fn flipped_entries() {
     let mut t: Table = input.table().clone();
     t.set(id("int8"), id("uint8"), Some(id("int8")));
     t.set(id("uint8"), id("int8"), Some(id("int8")));
-    assert!(laws::check_table("m", "m", &t, CheckOptions::default()).ok());
+    assert!(typejoin::check_table("m", "m", &t, CheckOptions::default()).ok());
     // int8 ∨ uint8 := float16, NumPy's other choice, breaks associativity.
     let mut t: Table = input.table().clone();
     t.set(id("int8"), id("uint8"), Some(id("float16")));
     t.set(id("uint8"), id("int8"), Some(id("float16")));
-    let r = laws::check_table("m", "m", &t, CheckOptions::default());
+    let r = typejoin::check_table("m", "m", &t, CheckOptions::default());
     assert!(!r.ok());
     let a = r.law(Law::Associativity).unwrap();
     let w = a
@@ -110,7 +109,7 @@ fn flipped_entries() {
     // One direction only: commutativity breaks, with the pair as witness.
     let mut t: Table = input.table().clone();
     t.set(id("int8"), id("uint8"), Some(id("int8")));
-    let r = laws::check_table("m", "m", &t, CheckOptions::default());
+    let r = typejoin::check_table("m", "m", &t, CheckOptions::default());
     let c = r.law(Law::Commutativity).unwrap();
     assert_eq!(c.count, 1);
     assert_eq!(
@@ -159,7 +158,7 @@ fn induced_order_parts_of_a_small_table() {
     ] {
         t.set(x, y, Some(r));
     }
-    let c = laws::induced_counts(&t);
+    let c = typejoin::induced_counts(&t);
     assert_eq!((c.antisymmetry, c.transitivity), (0, 3));
 }
 
@@ -182,7 +181,7 @@ fn the_triple_sweep_counts_exactly_up_to_500_dtypes_and_stops_early_beyond() {
     };
     // 60 dtypes: every violation counted (the rows swept in parallel, merged in order, give
     // the serial sweep's first witnesses).
-    let [assoc, defn, nary] = laws::brute_force(&projection(60), opts);
+    let [assoc, defn, nary] = typejoin::brute_force(&projection(60), opts);
     assert_eq!(
         (assoc.status, assoc.count, assoc.exact),
         (Status::Holds, 0, true)
@@ -194,7 +193,7 @@ fn the_triple_sweep_counts_exactly_up_to_500_dtypes_and_stops_early_beyond() {
     // 600 dtypes: associativity holds, so its sweep (and definedness-associativity's, which
     // shares it) runs to the end and counts exactly; the n-ary fold stops at its witnesses
     // and its count is a lower bound, the same on every machine (fixed batches of rows).
-    let [assoc, defn, nary] = laws::brute_force(&projection(600), opts);
+    let [assoc, defn, nary] = typejoin::brute_force(&projection(600), opts);
     assert_eq!((assoc.status, assoc.exact), (Status::Holds, true));
     // (a ∨ b defined, and exactly one of a ∨ c, b ∨ c: counted by residues mod 7)
     assert_eq!((defn.count, defn.exact), (45_352_960, true));

@@ -3,8 +3,7 @@
 //! observed table equal the brute-force counts in properties.json.
 
 use serde_json::Value;
-use typejoin::laws::{self, Status};
-use typejoin::{CheckOptions, Input, Law};
+use typejoin::{self, CheckOptions, Input, Law, Status};
 
 use crate::{load, root};
 
@@ -55,7 +54,7 @@ fn law_counts_equal_properties_json() {
             .map(|d| d.as_str().unwrap())
             .collect();
         assert_eq!(t.names, want, "{file}: dtypes analysed");
-        let [assoc, defn, _] = laws::brute_force(t, CheckOptions::default());
+        let [assoc, defn, _] = typejoin::brute_force(t, CheckOptions::default());
         assert_eq!(
             assoc.count,
             p["n_nonassociative_triples"].as_u64().unwrap(),
@@ -105,7 +104,7 @@ fn law_counts_equal_properties_json() {
             "{file}: non-idempotent"
         );
         let order = &p["induced_order"];
-        let c = laws::induced_counts(t);
+        let c = typejoin::induced_counts(t);
         assert_eq!(
             c.antisymmetry == 0,
             order["antisymmetric"].as_bool().unwrap(),

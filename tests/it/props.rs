@@ -2,8 +2,7 @@
 //! against arbitrary and mutated input (no panic, every error located inside the file).
 
 use proptest::prelude::*;
-use typejoin::laws::{self, Status};
-use typejoin::{CheckOptions, Input, Join, Lattice, Law, Table};
+use typejoin::{self, CheckOptions, Input, Join, Lattice, Law, Status, Table};
 
 /// Reachability by repeated relaxation: `le[a][b]` iff a path a →* b.
 fn closure(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<bool>> {
@@ -112,7 +111,7 @@ proptest! {
                 }
             }
         }
-        let report = laws::check_lattice("p", "p", &lattice, &joins, CheckOptions::default());
+        let report = typejoin::check_lattice("p", "p", &lattice, &joins, CheckOptions::default());
         prop_assert_eq!(report.law(Law::Uniqueness).unwrap().count, ambiguous);
         prop_assert_eq!(report.law(Law::Existence).unwrap().count, missing);
         let (assoc, one) = naive_counts(&joins.table);
@@ -146,7 +145,7 @@ proptest! {
             t.set(a % n, b % n, v.map(|v| v % n));
         }
         let (assoc, one) = naive_counts(&t);
-        let report = laws::check_table("t", "t", &t, CheckOptions::default());
+        let report = typejoin::check_table("t", "t", &t, CheckOptions::default());
         let ra = report.law(Law::Associativity).unwrap();
         let rd = report.law(Law::DefinednessAssociativity).unwrap();
         if ra.status == Status::Proved {
@@ -175,15 +174,15 @@ proptest! {
         let Input::Policy { policy, lattice, joins } = Input::parse("p.toml", &toml).map_err(|e| TestCaseError::fail(e.to_string()))? else {
             unreachable!()
         };
-        prop_assume!(laws::check_lattice("p", "p", &lattice, &joins, CheckOptions::default()).ok());
-        let (accepted, refused) = typejoin::design::suggest::cross_check(&policy, "float16", 2)
+        prop_assume!(typejoin::check_lattice("p", "p", &lattice, &joins, CheckOptions::default()).ok());
+        let (accepted, refused) = typejoin::suggest::cross_check(&policy, "float16", 2)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(accepted + refused >= 1);
     }
 
     #[test]
     fn format_of_never_panics(text in "(exponent_bits|mantissa_bits|bias|nan|infinities|x)=[-a-z0-9]{0,4}(,(exponent_bits|mantissa_bits|bias|nan|infinities)=[-a-z0-9]{0,4}){0,4}|\\PC{0,40}") {
-        if let Ok(f) = typejoin::design::suggest::parse_format(&text) {
+        if let Ok(f) = typejoin::suggest::parse_format(&text) {
             prop_assert!(f.exponent_bits >= 1 && f.exponent_bits + f.mantissa_bits < 64);
         }
     }
@@ -220,5 +219,5 @@ fn table_from_unsorted_cells_is_checked() {
     let lattice = Lattice::new(vec!["a".into(), "b".into()], &[(0, 1)], false).unwrap();
     let t = lattice.join_table().table;
     assert_eq!(naive_counts(&t), (0, 0));
-    assert!(laws::check_table("t", "t", &t, CheckOptions::default()).ok());
+    assert!(typejoin::check_table("t", "t", &t, CheckOptions::default()).ok());
 }

@@ -4,26 +4,25 @@
 use std::process::Command;
 
 use serde_json::Value;
-use typejoin::Input;
-use typejoin::safety::{self, Class};
+use typejoin::{self, Class, Input};
 
 use crate::{load, root};
 
-fn conversions(path: &str) -> Vec<safety::Conversion> {
+fn conversions(path: &str) -> Vec<typejoin::Conversion> {
     let input = load(path);
     let Input::Policy { policy, joins, .. } = &input else {
         panic!()
     };
-    safety::analyse(policy, &joins.table, safety::Engine::best())
+    typejoin::analyse(policy, &joins.table, typejoin::SafetyEngine::best())
 }
 
-fn find<'a>(cs: &'a [safety::Conversion], from: &str, to: &str) -> &'a safety::Conversion {
+fn find<'a>(cs: &'a [typejoin::Conversion], from: &str, to: &str) -> &'a typejoin::Conversion {
     cs.iter()
         .find(|c| c.from == from && c.to == to)
         .unwrap_or_else(|| panic!("{from} → {to}"))
 }
 
-fn witness(c: &safety::Conversion) -> (String, String) {
+fn witness(c: &typejoin::Conversion) -> (String, String) {
     let w = c.witness.as_ref().unwrap();
     (w.value.clone(), w.becomes.clone())
 }
@@ -78,15 +77,15 @@ fn z3_decides_every_wide_conversion() {
         let Input::Policy { policy, joins, .. } = &input else {
             panic!()
         };
-        let proved = safety::analyse(policy, &joins.table, safety::Engine::Z3);
-        let searched = safety::analyse(policy, &joins.table, safety::Engine::Search);
+        let proved = typejoin::analyse(policy, &joins.table, typejoin::SafetyEngine::Z3);
+        let searched = typejoin::analyse(policy, &joins.table, typejoin::SafetyEngine::Search);
         for (z, s) in proved.iter().zip(&searched) {
             let wide = !matches!(
                 z.decided_by,
-                safety::Method::Enumeration | safety::Method::Formats
+                typejoin::Method::Enumeration | typejoin::Method::Formats
             );
             assert!(
-                !wide || z.decided_by == safety::Method::Z3,
+                !wide || z.decided_by == typejoin::Method::Z3,
                 "{path}: {} → {} decided by {:?}",
                 z.from,
                 z.to,
@@ -106,10 +105,10 @@ fn z3_decides_every_wide_conversion() {
 #[cfg(feature = "z3")]
 #[test]
 fn z3_minimises_a_witness() {
-    use typejoin::numeric::format::{Source, Value};
+    use typejoin::{Source, Value};
     let num = |n: &str| match Source::named(n).unwrap() {
-        Source::Float(f) => safety::Numeric::Float(f),
-        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+        Source::Float(f) => typejoin::Numeric::Float(f),
+        Source::Int { bits, signed } => typejoin::Numeric::Int { bits, signed },
     };
     let int = |m: u128| Value::Finite {
         neg: false,
@@ -118,12 +117,12 @@ fn z3_minimises_a_witness() {
     };
     let (from, to) = (num("int32"), num("float8_e4m3fn"));
     let nan = Value::Nan { neg: false };
-    let given: safety::Found = [(Class::Overflow, (int(510), nan))].into();
-    let proved = safety::prove(&from, &to, &given).unwrap();
+    let given: typejoin::Found = [(Class::Overflow, (int(510), nan))].into();
+    let proved = typejoin::prove(&from, &to, &given).unwrap();
     assert_eq!(proved[&Class::Overflow].0, int(465));
     assert_eq!(proved[&Class::PrecisionLoss].0, int(17));
     assert_eq!(proved.len(), 2);
-    let (class, all, _) = safety::classify(&from, &to, safety::Engine::Z3);
+    let (class, all, _) = typejoin::classify(&from, &to, typejoin::SafetyEngine::Z3);
     assert_eq!(class, Class::Overflow);
     assert_eq!(
         (all[1].1.value.as_str(), all[1].1.becomes.as_str()),
@@ -136,7 +135,7 @@ fn z3_minimises_a_witness() {
 #[cfg(feature = "z3")]
 #[test]
 fn format_containment_agrees_with_z3() {
-    use typejoin::numeric::format::Source;
+    use typejoin::Source;
     let names = [
         "int32",
         "uint32",
@@ -152,19 +151,19 @@ fn format_containment_agrees_with_z3() {
         "uint8",
     ];
     let num = |n: &str| match Source::named(n).unwrap() {
-        Source::Float(f) => safety::Numeric::Float(f),
-        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+        Source::Float(f) => typejoin::Numeric::Float(f),
+        Source::Int { bits, signed } => typejoin::Numeric::Int { bits, signed },
     };
     let mut contained = Vec::new();
     for from in &names[..6] {
         for to in &names {
             let (a, b) = (num(from), num(to));
-            let (class, all, method) = safety::classify(&a, &b, safety::Engine::Search);
-            if method != safety::Method::Formats {
+            let (class, all, method) = typejoin::classify(&a, &b, typejoin::SafetyEngine::Search);
+            if method != typejoin::Method::Formats {
                 continue;
             }
             assert_eq!((class, all.len()), (Class::Exact, 0));
-            let proved = safety::prove(&a, &b, &Default::default());
+            let proved = typejoin::prove(&a, &b, &Default::default());
             assert_eq!(proved, Ok(Default::default()), "{from} → {to}");
             contained.push(format!("{from} → {to}"));
         }
@@ -316,11 +315,11 @@ fn lints_count_every_conversion_and_keep_only_the_examples_asked_for() {
     let Input::Policy { policy, joins, .. } = &input else {
         panic!()
     };
-    let all = safety::analyse(policy, &joins.table, safety::Engine::Search);
+    let all = typejoin::analyse(policy, &joins.table, typejoin::SafetyEngine::Search);
     assert_eq!(all.len(), 300 * 299 / 2);
-    let lints = safety::lint(policy, &joins.table, safety::Engine::Search, 2);
+    let lints = typejoin::lint(policy, &joins.table, typejoin::SafetyEngine::Search, 2);
     for l in &lints {
-        let of_class: Vec<&safety::Conversion> =
+        let of_class: Vec<&typejoin::Conversion> =
             all.iter().filter(|c| c.class == l.class).collect();
         assert_eq!(l.count, of_class.len(), "{:?}", l.class);
         assert_eq!(l.conversions.len(), 2);
@@ -338,10 +337,10 @@ fn lints_count_every_conversion_and_keep_only_the_examples_asked_for() {
     // and its cached classification is what classifying t3 → t4 afresh, by name, gives.
     let find = |a: &str, b: &str| all.iter().find(|c| c.from == a && c.to == b).unwrap();
     let (t3, t4) = (
-        safety::Numeric::of(policy, 3).unwrap(),
-        safety::Numeric::of(policy, 4).unwrap(),
+        typejoin::Numeric::of(policy, 3).unwrap(),
+        typejoin::Numeric::of(policy, 4).unwrap(),
     );
-    let (class, every, _) = safety::classify(&t3, &t4, safety::Engine::Search);
+    let (class, every, _) = typejoin::classify(&t3, &t4, typejoin::SafetyEngine::Search);
     assert_eq!(
         (find("t80", "t81").class, &find("t80", "t81").all),
         (class, &every)
@@ -352,9 +351,9 @@ fn lints_count_every_conversion_and_keep_only_the_examples_asked_for() {
 #[cfg(feature = "z3")]
 #[test]
 fn the_default_check_skips_z3_above_its_size_and_says_so() {
-    let input = declared_chain(typejoin::check::Z3_CROSS_CHECK_NODES + 1);
-    let opts = typejoin::check::Options::with(typejoin::check::Engine::Both);
-    let checked = typejoin::check::check(&input, opts).unwrap();
+    let input = declared_chain(typejoin::Z3_CROSS_CHECK_NODES + 1);
+    let opts = typejoin::CheckConfig::with(typejoin::Engine::Both);
+    let checked = typejoin::check(&input, opts).unwrap();
     assert_eq!(
         checked.warnings,
         [
@@ -374,13 +373,14 @@ fn the_default_check_skips_z3_above_its_size_and_says_so() {
 /// loss, anything else outside the range an overflow.
 #[test]
 fn a_float_into_an_integer_type_truncates_then_saturates() {
-    use typejoin::numeric::format::Source;
+    use typejoin::Source;
     let num = |n: &str| match Source::named(n).unwrap() {
-        Source::Float(f) => safety::Numeric::Float(f),
-        Source::Int { bits, signed } => safety::Numeric::Int { bits, signed },
+        Source::Float(f) => typejoin::Numeric::Float(f),
+        Source::Int { bits, signed } => typejoin::Numeric::Int { bits, signed },
     };
     let witnesses = |from: &str, to: &str| {
-        let (class, all, _) = safety::classify(&num(from), &num(to), safety::Engine::Search);
+        let (class, all, _) =
+            typejoin::classify(&num(from), &num(to), typejoin::SafetyEngine::Search);
         let all: Vec<(Class, String, String)> = all
             .into_iter()
             .map(|(c, w)| (c, w.value, w.becomes))
@@ -408,7 +408,7 @@ fn a_float_into_an_integer_type_truncates_then_saturates() {
         )
     );
     // The same values as the codec's cast (float16 256, -1, 128: 0x5c00, 0xbc00, 0x5800).
-    use typejoin::numeric::format::IntTarget;
+    use typejoin::IntTarget;
     let f16 = Source::named("float16").unwrap();
     let cast = |bits: u32, signed: bool, p: u64| {
         let t = IntTarget::Int { bits, signed };

@@ -6,11 +6,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use typejoin::laws::{Check, Law, Status};
-use typejoin::policy::provenance::Provenance;
-use typejoin::smt;
-use typejoin::smt::solve::{self, Verdict, Z3Options};
-use typejoin::{CheckOptions, Input, Table};
+use typejoin::{
+    Check, CheckOptions, Input, Law, Provenance, Status, Table, smt,
+    smt::solve::{self, Verdict, Z3Options},
+};
 
 use crate::{files, load, root};
 
@@ -320,7 +319,7 @@ fn every_proof_answers_as_it_says_with_the_z3_binary() {
 #[test]
 fn a_timeout_is_unknown_never_a_pass() {
     // Associativity holds on a 400-node lattice, but not provably within one millisecond.
-    let (names, edges) = typejoin::synth::grid(20, 20);
+    let (names, edges) = typejoin::grid(20, 20);
     let lattice = typejoin::Lattice::new(names, &edges, false).unwrap();
     let json = lattice
         .join_table()

@@ -1,9 +1,10 @@
 //! Snapshots of every shipped policy's report and join table, and of every observed table's
 //! report: a change to a policy or to the checker shows up as a reviewed diff.
 
-use typejoin::CheckOptions;
-use typejoin::Checked;
-use typejoin::output::render::{self, ReportOptions};
+use typejoin::{
+    CheckOptions, Checked,
+    render::{self, ReportOptions},
+};
 
 use crate::{files, load};
 
@@ -32,7 +33,7 @@ fn shipped_policies_reports_and_tables() {
         let body = format!(
             "{}\n{}",
             render::human(&report, verbose),
-            typejoin::output::table::text(input.table())
+            typejoin::render::table::text(input.table())
         );
         insta::assert_snapshot!(snapshot_name(&path), body);
     }

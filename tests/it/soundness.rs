@@ -1,9 +1,10 @@
 //! The kernel API is sound by construction: every way safe code could build an `Array` whose
 //! parts disagree (the out-of-bounds reads the fast kernels would then make) is an `Err`.
 
-use typejoin::kernels::array::{Array, ArrayError, Data};
-use typejoin::kernels::ops::{self, Arg, Op};
-use typejoin::numeric::dtype::{DType, Unit};
+use typejoin::{
+    Array, ArrayError, DType, Data, Unit,
+    ops::{self, Arg, Op},
+};
 
 fn dtype(name: &str) -> DType {
     DType::named(name).unwrap()
@@ -124,7 +125,7 @@ fn valid_parts_make_an_array_the_kernels_compute_with() {
     assert_eq!(a.dtype(), dtype("float16"));
     assert_eq!(a.shape(), &[3]);
     assert_eq!(a.len(), 3);
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let sum = ops::binary(jax, Op::Add, &Arg::Array(a.clone()), &Arg::Array(a)).unwrap();
     // 1 + 1 = 2, 2 + 2 = 4, inf + inf = inf
     assert_eq!(
@@ -138,7 +139,7 @@ fn valid_parts_make_an_array_the_kernels_compute_with() {
 
 #[test]
 fn an_output_of_the_wrong_shape_is_refused() {
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     let a = Arg::Array(Array::zeros(dtype("float32"), vec![4]).unwrap());
     let mut out = Array::zeros(dtype("float32"), vec![2]).unwrap();
     assert!(ops::binary_into(jax, Op::Add, &a, &a, &mut out).is_err());
@@ -151,7 +152,7 @@ fn an_output_of_the_wrong_shape_is_refused() {
 
 #[test]
 fn a_borrowed_read_only_buffer_is_copied_on_write_never_written_through() {
-    use typejoin::kernels::array::Buf;
+    use typejoin::Buf;
     let lent = [1u16, 2, 3];
     // SAFETY: `lent` outlives `b` and is not written while `b` lives.
     let mut b = unsafe { Buf::borrowed(lent.as_ptr(), lent.len()) };
@@ -181,8 +182,8 @@ fn results_land_in_the_callers_storage_on_every_path() {
     // Each case's result is also built aside by some paths (torch's complex add with alpha,
     // the dividend's sign of a zero float remainder, sum, astype through the codec); the
     // result must still end up in the caller's buffer.
-    let torch = typejoin::kernels::policy("torch").unwrap();
-    let jax = typejoin::kernels::policy("jax").unwrap();
+    let torch = typejoin::policy("torch").unwrap();
+    let jax = typejoin::policy("jax").unwrap();
     // float16 -3, 3, -4.5, 0.5 and 1.5, -1.5, 1.5, 0.25 (remainder -3 % 1.5 is -0 in torch)
     let mut a16: Vec<u16> = vec![0xc200, 0x4200, 0xc480, 0x3800];
     let mut b16: Vec<u16> = vec![0x3e00, 0xbe00, 0x3e00, 0x3400];
@@ -197,7 +198,7 @@ fn results_land_in_the_callers_storage_on_every_path() {
         Arg::Array(view(dtype("complex64"), &mut c64, false)),
         Arg::Scalar(ops::Scalar::Int(2)),
     ];
-    let cases: Vec<(&typejoin::promote::Generated, &str, &[Arg], ops::Options)> = vec![
+    let cases: Vec<(&typejoin::Generated, &str, &[Arg], ops::Options)> = vec![
         (torch, "add", &args16[..], ops::Options::default()),
         (torch, "remainder", &args16[..], ops::Options::default()),
         (torch, "add", &argc[..], ops::Options::default()),

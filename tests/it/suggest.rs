@@ -5,8 +5,10 @@
 use std::process::Command;
 
 use serde_json::Value;
-use typejoin::Input;
-use typejoin::design::suggest::{self, Options};
+use typejoin::{
+    Input,
+    suggest::{self, Options},
+};
 
 use crate::{load, root};
 
