@@ -15,12 +15,7 @@ pub(crate) fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
         "typejoin prove {shown} --out {}",
         out.to_string_lossy().replace('\\', "/")
     );
-    let prov = typejoin::Provenance {
-        path: &shown,
-        text: &text,
-        command: &command,
-    };
-    let obligations = typejoin::smt::obligations(&input, &prov);
+    let obligations = typejoin::smt::obligations(&input, &shown, &command);
     let io = |e: std::io::Error| {
         LoadError::one(Diagnostic::file(
             &out.to_string_lossy(),

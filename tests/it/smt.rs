@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use typejoin::{
-    Check, CheckOptions, Input, Law, Provenance, Status, Table, smt,
+    Check, CheckOptions, Input, Law, Status, Table, smt,
     smt::solve::{self, Verdict, Z3Options},
 };
 
@@ -194,12 +194,7 @@ fn proofs_are_fresh_and_have_no_orphans() {
         let input = Input::parse(&lattice, &text).unwrap();
         let dir = proof_dir(&lattice);
         let command = format!("typejoin prove {lattice} --out {dir}");
-        let prov = Provenance {
-            path: &lattice,
-            text: &text,
-            command: &command,
-        };
-        for ob in smt::obligations(&input, &prov) {
+        for ob in smt::obligations(&input, &lattice, &command) {
             let rel = format!("{dir}/{}.smt2", ob.stem);
             assert!(ob.expect_unsat, "{rel}: shipped policies hold every law");
             let path = root().join(&rel);
@@ -238,12 +233,8 @@ fn proofs_depend_on_the_table_not_the_file_text() {
     let text = std::fs::read_to_string(root().join(path)).unwrap();
     let obligations = |text: &str| -> Vec<String> {
         let input = Input::parse(path, text).unwrap();
-        let prov = Provenance {
-            path,
-            text,
-            command: "typejoin prove lattices/jax.toml --out proofs/jax",
-        };
-        smt::obligations(&input, &prov)
+        let command = "typejoin prove lattices/jax.toml --out proofs/jax";
+        smt::obligations(&input, path, command)
             .into_iter()
             .map(|ob| ob.text)
             .collect()
