@@ -86,7 +86,7 @@ macro_rules! narrow_run {
 ///   (round-to-nearest-even), and the code is the difference of the bit patterns;
 /// - zero, overflow (a code above the largest finite one; ±∞ lands there too) and NaN are
 ///   selected by masks from the codec's own codes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Narrow {
     /// `23 - mantissa_bits`: the bits a normal result drops.
     pub(crate) drop: u32,
@@ -140,7 +140,7 @@ impl Narrow {
 /// [`Narrow`] from float64: the same steps on 64-bit lanes (`52 - mantissa_bits` dropped, the
 /// float64 adder rounding subnormal results), so a float64 narrows with one correct rounding,
 /// not ml_dtypes' two (through float32).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Narrow64 {
     drop: u32,
     rebias: u64,
@@ -279,11 +279,14 @@ impl Caster {
             How::Bf16ToF32 => map32(store, input, out, |x| (x & 0xffff) << 16),
             How::F32ToBf16 => map32(store, input, out, |x| f32_to_bf16(x) as u32),
             How::F32ToF16 => map32(store, input, out, |x| f32_to_f16(x) as u32),
-            How::F32ToSmall(n) => map32(store, input, out, |x| n.run(x)),
+            // The kernel's parameters by value: the loop keeps them in registers (read through
+            // the reference, a whole-program build reloaded them every iteration of the
+            // streamed loop, 15–20 % slower at 1e7 elements: docs/binary-size.md).
+            &How::F32ToSmall(n) => map32(store, input, out, move |x| n.run(x)),
             How::Same => map1(store, input, out, |i| D::from_bits(i.bits())),
             How::F32ToF64 => map_lanes(store, input, out, |x: u64| f32_to_f64(x as u32)),
             How::F64ToF32 => map_lanes(store, input, out, |x: u64| f64_to_f32(x) as u64),
-            How::F64ToSmall(n) => map_lanes(store, input, out, |x: u64| n.run(x)),
+            &How::F64ToSmall(n) => map_lanes(store, input, out, move |x: u64| n.run(x)),
             How::Codec => {
                 for (o, &i) in out.iter_mut().zip(input) {
                     *o = D::from_bits(cast_bits(&self.src, &self.dst, i.bits()));
