@@ -1,23 +1,25 @@
 //! typejoin: dtype promotion policies as verified data.
 //!
 //! The modules follow the pipeline, each depending only on those listed before it
-//! (docs/architecture.md; `tests/it/architecture.rs` fails on an edge that points back):
+//! (docs/architecture.md; `tests/it/architecture.rs` fails on an edge that points back). They
+//! are private: what a front end may name is the re-export block below.
 //!
-//! - [`synth`]: synthetic DAGs and a seeded RNG for benchmarks and property tests;
-//! - [`numeric`]: the dtype catalogue, the one concrete [`DType`], the exact codec of every
+//! - `synth`: synthetic DAGs and a seeded RNG for benchmarks and property tests;
+//! - `numeric`: the dtype catalogue, the one concrete [`DType`], the exact codec of every
 //!   numeric format;
-//! - [`policy`]: policy files and observed tables parsed into validated values with spans;
-//! - [`order`]: the DAG closed into a [`Lattice`], joins, and the loaded [`Input`];
-//! - [`laws`]: the lattice laws, checked exhaustively, with ranked witnesses;
+//! - `policy`: policy files and observed tables parsed into validated values with spans;
+//! - `order`: the DAG closed into a [`Lattice`], joins, and the loaded [`Input`];
+//! - `laws`: the lattice laws, checked exhaustively, with ranked witnesses;
 //! - [`smt`]: the same laws as SMT-LIB scripts, proof obligations, and z3;
-//! - [`safety`]: what every promotion does to values, and the policy's lints;
-//! - [`check`]: laws by the chosen engine plus lints, composed once;
-//! - [`promote`] and [`generated`]: the promotion tables codegen writes for the kernels;
-//! - [`kernels`]: typed arrays and the CPU reference kernels;
-//! - [`jobs`]: the runner's line protocol, `bench`, the `cast` table: the front ends' jobs;
-//! - [`design`]: explain, diff, suggest;
-//! - [`output`]: renderers, one per output format, of every value above (reports, CI
-//!   annotations, tables, casts, safety, diffs, suggestions, diagrams, pages, Rust code).
+//! - `safety`: what every promotion does to values, and the policy's lints;
+//! - `check`: laws by the chosen engine plus lints, composed once;
+//! - `promote` and `generated`: the promotion tables codegen writes for the kernels;
+//! - `kernels`: typed arrays and the CPU reference kernels;
+//! - `jobs`: the runner's line protocol, `bench`, the `cast` table: the front ends' jobs;
+//! - `design`: explain, diff, suggest;
+//! - `output`: renderers, one per output format, of every value above (reports, CI
+//!   annotations, tables, casts, safety, diffs, suggestions, diagrams, pages, Rust code),
+//!   re-exported as [`render`].
 //!
 //! Library functions take text and return values; only the binary reads and writes files.
 
@@ -61,7 +63,7 @@ mod output;
 // `tests/it/architecture.rs` holds the two together.
 
 // Synthetic DAGs for benchmarks and property tests.
-pub use synth::{Rng, grid, random_dag};
+pub use synth::{Rng, grid};
 
 // The numeric catalogue: dtypes, formats and their codec, the op catalogue and conventions.
 pub use numeric::dtype::{CATALOGUE as DTYPES, DType, SMALL_FLOATS, Unit, canonical, float_format};
@@ -102,7 +104,7 @@ pub use check::{Checked, Engine, Options as CheckConfig, check, exit_code};
 
 // The generated promotion tables the kernels read.
 pub use generated::ALL as GENERATED;
-pub use promote::Generated;
+pub use promote::{Generated, ScalarKind};
 
 // The reference kernels: arrays, casts, ops.
 pub use kernels::alloc::HugePages;
@@ -115,9 +117,9 @@ pub use kernels::policy;
 pub use jobs::{bench, cast, conformance};
 
 // Design tools.
-pub use design::diff::diff;
+pub use design::diff::{Diff, diff};
 pub use design::explain::explain;
-pub use design::result_type::result_type;
+pub use design::result_type::{ResultType, result_type};
 pub use design::suggest;
 
 /// The renderers, one module per output format, of every value above.

@@ -42,20 +42,3 @@ pub fn grid(rows: usize, cols: usize) -> (Vec<String>, Vec<(usize, usize)>) {
     }
     (names, edges)
 }
-
-/// A random DAG on `n` nodes: each node gets up to `max_out` edges to later nodes.
-pub fn random_dag(n: usize, max_out: usize, seed: u64) -> (Vec<String>, Vec<(usize, usize)>) {
-    let mut rng = Rng::new(seed);
-    let names = (0..n).map(|i| format!("t{i}")).collect();
-    let mut edges = Vec::new();
-    for a in 0..n.saturating_sub(1) {
-        let k = rng.below(max_out + 1);
-        for _ in 0..k {
-            let b = a + 1 + rng.below(n - a - 1);
-            if !edges.contains(&(a, b)) {
-                edges.push((a, b));
-            }
-        }
-    }
-    (names, edges)
-}

@@ -17,7 +17,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-/// The system allocator, with `madvise(MADV_HUGEPAGE)` on blocks of at least [`HUGE_MIN`]
+/// The system allocator, with `madvise(MADV_HUGEPAGE)` on blocks of at least 4 MiB (`HUGE_MIN`)
 /// bytes (Linux; elsewhere the system allocator alone). The advice is given before the block
 /// is first written, so its aligned 2 MiB stretches are faulted in as huge pages.
 #[derive(Clone, Copy, Debug, Default)]

@@ -24,7 +24,7 @@ pub struct Observed {
     /// Byte span of each cell's key (`result[a][b]`), row-major, for annotations.
     pub cell_spans: Vec<Range<usize>>,
     /// Whether the file records the dtype the library returns (`"materialised": true`) for
-    /// operands in categories: the cells are then lifted to nodes ([`lift`]) and
+    /// operands in categories: the cells are then lifted to nodes (`lift`) and
     /// `materialised[i]` is the dtype node `i` is returned as (`None` where `i ∨ i` raised).
     pub materialised: Option<Vec<Option<usize>>>,
     /// The n-ary results of three operands (`"triples"`), as the library returns them.

@@ -76,7 +76,7 @@ pub fn apply(
 
 /// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
 /// dtype and shape, after the operands are checked and before any work, and returns the array
-/// to fill (a view of a NumPy array's buffer, say: [`Data::borrowed`]). Binary ops and
+/// to fill (a view of a NumPy array's buffer, say: `Data::borrowed`). Binary ops and
 /// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
 /// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
 /// `s / t`, `t.reciprocal() * s`: `binary::rewrite`) computes its first step before `alloc`.
