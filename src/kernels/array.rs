@@ -434,6 +434,60 @@ impl Array {
         }
     }
 
+    /// The indices of the elements whose bit patterns (`[re, 0]` for real dtypes) satisfy `keep`,
+    /// in order, without materialising the patterns.
+    pub fn indices_where(&self, keep: impl Fn([u64; 2]) -> bool) -> Vec<usize> {
+        fn scan<T: Copy>(
+            v: &[T],
+            bits: impl Fn(T) -> [u64; 2],
+            keep: impl Fn([u64; 2]) -> bool,
+        ) -> Vec<usize> {
+            (0..v.len()).filter(|&i| keep(bits(v[i]))).collect()
+        }
+        match &self.data {
+            Data::U8(v) => scan(v, |b| [b as u64, 0], keep),
+            Data::U16(v) => scan(v, |b| [b as u64, 0], keep),
+            Data::U32(v) => scan(v, |b| [b as u64, 0], keep),
+            Data::U64(v) => scan(v, |b| [b, 0], keep),
+            Data::C64(v) => scan(v, |[r, i]| [r as u64, i as u64], keep),
+            Data::C128(v) => scan(v, |b| b, keep),
+        }
+    }
+
+    /// The elements at `at` as a one-dimensional array of this dtype; when `splat` the array
+    /// holds one element that stands for every index.
+    pub fn gather(&self, at: &[usize], splat: bool) -> Array {
+        fn pick<T: Copy>(v: &[T], at: &[usize], splat: bool) -> Buf<T> {
+            at.iter().map(|&i| v[if splat { 0 } else { i }]).collect()
+        }
+        let data = match &self.data {
+            Data::U8(v) => Data::U8(pick(v, at, splat)),
+            Data::U16(v) => Data::U16(pick(v, at, splat)),
+            Data::U32(v) => Data::U32(pick(v, at, splat)),
+            Data::U64(v) => Data::U64(pick(v, at, splat)),
+            Data::C64(v) => Data::C64(pick(v, at, splat)),
+            Data::C128(v) => Data::C128(pick(v, at, splat)),
+        };
+        Array {
+            dtype: self.dtype,
+            shape: vec![at.len()],
+            data,
+        }
+    }
+
+    /// Sets element `i` to the bit patterns `bits` (`[re, _]` for real dtypes), which must fit
+    /// the dtype (patterns taken from an array of the same dtype).
+    pub fn set_bits(&mut self, i: usize, [re, im]: [u64; 2]) {
+        match &mut self.data {
+            Data::U8(v) => v[i] = re as u8,
+            Data::U16(v) => v[i] = re as u16,
+            Data::U32(v) => v[i] = re as u32,
+            Data::U64(v) => v[i] = re,
+            Data::C64(v) => v[i] = [re as u32, im as u32],
+            Data::C128(v) => v[i] = [re, im],
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.data.len()
     }

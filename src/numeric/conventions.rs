@@ -1,7 +1,8 @@
 //! The kernel conventions a policy declares in `[kernels]`: what promotion leaves open and each
 //! library answers its own way (Python ints that do not fit, integer division by zero, scalars
 //! with 16-bit floats, …). Each convention is declared once, below, by `conventions!`: its key,
-//! its values (the first is the default, NumPy 2's), and the docs of both. The policy parser
+//! its values (the first is the default: NumPy 2's, or the IEEE-value contract the jax policies
+//! keep where NumPy's loops differ by dtype), and the docs of both. The policy parser
 //! (its keys, values and messages), codegen ([`Semantics::to_rust`]) and the generated page
 //! docs/lattices/conventions.md (`output::pages::conventions`, checked fresh by a test) all read
 //! [`CONVENTIONS`] or the enums made here; only the kernel that applies a convention names its
@@ -72,7 +73,7 @@ macro_rules! conventions {
         )+
 
         /// How a policy's kernels treat what promotion leaves open: one field per `[kernels]`
-        /// key (docs/file-formats.md). The default of each is NumPy 2's (and JAX's).
+        /// key (docs/file-formats.md). The default of each is NumPy 2's (and the jax policies').
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
         pub struct Semantics {
             $(
@@ -170,6 +171,38 @@ conventions! {
         Divisor = "divisor" ("NumPy"),
         /// The dividend's, as C's `fmod` leaves it (PyTorch: `remainder(0.0, -inf)` is 0.0).
         Dividend = "dividend" ("C's fmod, PyTorch"),
+    }
+
+    /// Which zero `maximum` and `minimum` give, and `clip` made of them, when the operands are
+    /// zeros of opposite signs (a complex pair: equal values, a zero part of each sign).
+    zero_ties: ZeroTies {
+        /// The second operand, the first in complex: NumPy 2.4's float32, float64 and ml_dtypes
+        /// loops (`maximum(float32 0.0, -0.0)` is −0.0), and the contract of the jax, array-api
+        /// and python policies' IEEE values (docs/kernels.md).
+        Second = "second" ("NumPy's float32/float64/ml_dtypes loops; the IEEE-value contract"),
+        /// NumPy 2.4 exactly: as `second`, but float16 keeps the first operand
+        /// (`maximum(float16 0.0, -0.0)` is 0.0) and `clip` with two zero-dim bounds keeps its
+        /// operand (`clip(float32 -0.0, 0.0, 1.0)` is −0.0; with array bounds 0.0).
+        Operand = "operand" ("NumPy 2.4: float16 and two zero-dim clip bounds keep the first"),
+        /// The first operand: what PyTorch's and TensorFlow's scalar loops and NumPy's float16
+        /// loop choose, and NumPy's `clip` and PyTorch's `clamp` with two zero-dim bounds.
+        First = "first" ("the first operand, as scalar loops: NumPy's float16, PyTorch's and TensorFlow's tails"),
+        /// By the element's place, as PyTorch's CPU loops on AVX-512 choose: each inner row
+        /// of the result (the trailing dimensions over which every operand is whole or
+        /// constant) runs in 64-byte vectors (16 float32, 8 float64, 32 float16 or bfloat16
+        /// elements) that take the second operand, its tail in a scalar loop that takes the
+        /// first (a `maximum` of two 20-element float32 tensors: elements 0–15 the second,
+        /// 16–19 the first); `clamp` with two zero-dim bounds keeps its operand.
+        Vectors = "vectors" ("PyTorch: the second operand in 64-byte vectors of each row, the first in its tail"),
+        /// The second operand in whole 32-byte packets of the flattened result (8 float32 or 4
+        /// float64 elements), the first in the rest and in float16 and bfloat16: TensorFlow
+        /// 2.21's Eigen kernels, built for AVX2 (a 20-element float32 `tf.maximum` takes the
+        /// second operand for elements 0–15, the first for 16–19, whatever the shapes).
+        Packets = "packets" ("TensorFlow: the second operand in 32-byte packets, the first in the rest"),
+        /// By sign, −0 below +0: `maximum` gives +0 and `minimum` −0 whatever the order; a
+        /// complex tie gives the second operand (JAX's own values, XLA on CPU; the jax policies
+        /// keep the IEEE-value contract's `second`).
+        Ordered = "ordered" ("JAX's own values: maximum +0, minimum −0; a complex tie the second"),
     }
 
     /// How `negative` treats the zero parts of a complex number.

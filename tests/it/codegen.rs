@@ -30,7 +30,7 @@ fn kernel_conventions_are_generated() {
     use typejoin::op::{
         ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
         FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars,
-        ZeroSign,
+        ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -48,6 +48,7 @@ fn kernel_conventions_are_generated() {
             clip_composition: ClipComposition::Joined,
             where_scalars: WhereScalars::Checked,
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
+            zero_ties: ZeroTies::Vectors,
         }
     );
     assert_eq!(

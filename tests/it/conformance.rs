@@ -483,3 +483,61 @@ fn every_jax_case_is_bit_exact() {
         assert_eq!(kinds, errors, "{policy}");
     }
 }
+
+/// `maximum`, `minimum` and `clip` on ties of zeros (+0 against −0; complex values equal but
+/// for a zero's sign), measured live by scripts/oracle_zero_ties.py from NumPy 2.4.6, JAX
+/// 0.10.2, torch 2.15 and TensorFlow 2.21 on random arrays of 0–40 elements, mostly ±0,
+/// broadcast shapes and Python floats: each library settles them its own way (the `[kernels]
+/// zero_ties` convention). NumPy (`operand`): the second operand, the first in float16 and
+/// complex and for `clip` with two zero-dim bounds; JAX's own values (`ordered`): maximum +0
+/// and minimum −0, a complex tie the second; PyTorch (`vectors`): the second in the 64-byte
+/// vectors of each inner row, the first in its tail, `clamp` with two zero-dim bounds its
+/// operand; TensorFlow (`packets`): the second in whole 32-byte packets of the flattened
+/// result, the first in the rest and in float16/bfloat16.
+#[test]
+fn every_library_settles_a_tie_of_zeros_as_measured() {
+    // No shipped policy computes NumPy's float16 or JAX's own ties (the jax policies keep the
+    // IEEE-value contract's `second`): their cases (same-dtype pairs, Python floats, and for
+    // JAX float pairs of two widths, all promoted as the jax policy does) run under the jax
+    // policy's table with that library's value.
+    let jax = typejoin::policy("jax").unwrap();
+    let with = |zero_ties| typejoin::Generated {
+        semantics: typejoin::op::Semantics {
+            zero_ties,
+            ..jax.semantics
+        },
+        ..*jax
+    };
+    let (numpy, jax_own) = (
+        with(typejoin::op::ZeroTies::Operand),
+        with(typejoin::op::ZeroTies::Ordered),
+    );
+    for (policy, stem, n) in [
+        (&numpy, "numpy", 2400),
+        (&jax_own, "jax", 3231),
+        (typejoin::policy("torch").unwrap(), "torch", 1536),
+        (typejoin::policy("tensorflow").unwrap(), "tensorflow", 2112),
+    ] {
+        let cases = lines(&format!("tests/data/kernels/zero_ties_{stem}_cases.jsonl"));
+        let expected = lines(&format!(
+            "tests/data/kernels/zero_ties_{stem}_expected.jsonl"
+        ));
+        assert_eq!((cases.len(), expected.len()), (n, n), "{stem}");
+        let wrong: Vec<String> = cases
+            .iter()
+            .zip(&expected)
+            .filter_map(|(case, want)| {
+                let got: Value =
+                    serde_json::from_str(&run_line(policy, case, Limits::default())).unwrap();
+                let want: Value = serde_json::from_str(want).unwrap();
+                (got != want).then(|| format!("{case}\n  {stem}: {want}\n  typejoin: {got}"))
+            })
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{} of {n} differ:\n{}",
+            wrong.len(),
+            wrong[..wrong.len().min(3)].join("\n")
+        );
+    }
+}

@@ -18,6 +18,7 @@ use crate::numeric::op::FloatFloorDivide;
 use crate::numeric::op::ScalarOverArray;
 use crate::numeric::op::ScalarPrecision;
 use crate::numeric::op::ZeroSign;
+use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
 
 /// `true_divide(s, t)` of a Python number and an array as the policy's library computes it:
@@ -140,6 +141,110 @@ pub(super) fn compute_binary(
     }
     if floor_of_quotient {
         floor_in_place(compute, &mut out.data);
+    }
+    if matches!(op, Op::Maximum | Op::Minimum) && out.dtype == compute {
+        settle_zero_ties(op, policy.semantics.zero_ties, (a, x), (b, y), out);
+    }
+}
+
+/// Which operand a tie of zeros takes where the kernels' choice is not the policy's
+/// ([`ZeroTies`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TieWinner {
+    First,
+    Second,
+    /// +0 for `maximum`, −0 for `minimum`.
+    BySign,
+    /// The flattened result as rows of `row` elements, each run by a loop of `vector`-element
+    /// vectors that take the second operand, its tail by a scalar loop that takes the first.
+    Vectors {
+        row: usize,
+        vector: usize,
+    },
+}
+
+/// The length of the rows a library's loop runs over: the trailing dimensions of the result
+/// over which every operand is either whole (those extents its own) or constant (extent 1),
+/// as PyTorch's TensorIterator coalesces them (`(3, 5)` with `(3, 5)` is one row of 15,
+/// `(2, 40)` with `(40,)` two of 40, `(40, 2)` with `(40, 1)` forty of 2).
+fn inner_row(out: &[usize], operands: [&[usize]; 2]) -> usize {
+    let extent = |s: &[usize], k: usize| if k < s.len() { s[s.len() - 1 - k] } else { 1 };
+    let mut row = 1;
+    for k in 0..out.len() {
+        let fits = |s: &[usize]| {
+            (0..=k).all(|j| extent(s, j) == extent(out, j)) || (0..=k).all(|j| extent(s, j) == 1)
+        };
+        if k > 0 && !operands.iter().all(|s| fits(s)) {
+            break;
+        }
+        row *= extent(out, k);
+    }
+    row.max(1)
+}
+
+/// `maximum`/`minimum` where the operands are zeros of opposite signs (complex: equal values
+/// whose parts differ only in a zero's sign), settled as the policy's library settles them.
+/// The kernels give the second operand in a real dtype and the first in a complex one; only
+/// elements whose result has a zero part are looked at, so a result without zeros costs one
+/// read.
+fn settle_zero_ties(
+    op: Op,
+    rule: ZeroTies,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
+    let d = out.dtype;
+    let bytes = d.unit().bytes();
+    let winner = match (rule, d.is_complex()) {
+        _ if !d.is_float() && !d.is_complex() => return,
+        (ZeroTies::Operand, false) if d == DType::FLOAT16 => TieWinner::First,
+        (ZeroTies::Second | ZeroTies::Operand, _) => return,
+        (ZeroTies::First | ZeroTies::Vectors | ZeroTies::Packets, true) => return,
+        (ZeroTies::First, false) => TieWinner::First,
+        // PyTorch's CPU loops, on AVX-512: 64-byte vectors.
+        (ZeroTies::Vectors, false) => TieWinner::Vectors {
+            row: inner_row(&out.shape, [a.shape(), b.shape()]),
+            vector: 64 / bytes,
+        },
+        // TensorFlow's Eigen kernels, built for AVX2: 32-byte packets of float32 and float64.
+        (ZeroTies::Packets, false) if bytes >= 4 => TieWinner::Vectors {
+            row: out.len().max(1),
+            vector: 32 / bytes,
+        },
+        (ZeroTies::Packets, false) => TieWinner::First,
+        (ZeroTies::Ordered, false) => TieWinner::BySign,
+        (ZeroTies::Ordered, true) => TieWinner::Second,
+    };
+    let sign = 1u64 << (d.pattern_bits() - 1);
+    let zero = |b: u64| b & !sign == 0;
+    let at = out.indices_where(|[re, im]| zero(re) || (d.is_complex() && zero(im)));
+    if at.is_empty() {
+        return;
+    }
+    // The candidates' operands in the result dtype, and their values exactly in the widest.
+    let take = |i: &Input| astype(&i.array.gather(&at, i.splat), d);
+    let (xs, ys) = (take(x), take(y));
+    let wide = if d.is_complex() {
+        DType::Complex128
+    } else {
+        DType::Float64
+    };
+    let (xv, yv) = (astype(&xs, wide).bits(), astype(&ys, wide).bits());
+    let (xs, ys) = (xs.bits(), ys.bits());
+    let value = |b: [u64; 2]| (f64::from_bits(b[0]), f64::from_bits(b[1]));
+    for (k, &i) in at.iter().enumerate() {
+        if xs[k] == ys[k] || value(xv[k]) != value(yv[k]) {
+            continue; // not a tie of zeros: one value, or two that compare unequal (or NaN)
+        }
+        let bits = match winner {
+            TieWinner::First => xs[k],
+            TieWinner::Second => ys[k],
+            TieWinner::Vectors { row, vector } if i % row < row - row % vector => ys[k],
+            TieWinner::Vectors { .. } => xs[k],
+            TieWinner::BySign => [if op == Op::Minimum { sign } else { 0 }, 0],
+        };
+        out.set_bits(i, bits);
     }
 }
 

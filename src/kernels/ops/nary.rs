@@ -16,6 +16,7 @@ use crate::numeric::op::ClipMixedBounds;
 use crate::numeric::op::OpId;
 use crate::numeric::op::PythonInt;
 use crate::numeric::op::WhereScalars;
+use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
 
 /// An operand of an n-ary op converted once to its computation dtype: an array by `astype`
@@ -142,6 +143,27 @@ pub(super) fn clip_within(
         let below = binary_within(policy, Op::Minimum, x, hi, max_elements)?;
         return binary_within(policy, Op::Maximum, &Arg::Array(below), lo, max_elements);
     }
+    // NumPy's clip and PyTorch's clamp with two zero-dim bounds (Python numbers or zero-dim
+    // arrays) run a loop of their own, which keeps `x` on a tie of zeros where `maximum` would
+    // not.
+    let scalar_bounds;
+    let policy = if matches!(
+        policy.semantics.zero_ties,
+        ZeroTies::Operand | ZeroTies::Vectors
+    ) && lo.shape().is_empty()
+        && hi.shape().is_empty()
+    {
+        scalar_bounds = Generated {
+            semantics: crate::numeric::op::Semantics {
+                zero_ties: ZeroTies::First,
+                ..policy.semantics
+            },
+            ..*policy
+        };
+        &scalar_bounds
+    } else {
+        policy
+    };
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
     binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
