@@ -76,6 +76,57 @@ def test_joins_and_result_types_take_what_users_have():
     assert torch.result_node(x, np.array(1, np.int64)) == "int8"
 
 
+def test_operands_are_read_as_their_library_reads_them():
+    # Python types are weak, as jax.numpy reads them (measured with jax 0.10.2, x64):
+    # jnp.result_type(np.int8, int) is int8, (np.float16, float) float16, (np.int8, float)
+    # float64, (np.uint8, complex) complex128, (np.int8, bool) int8.
+    jax = typejoin.policy("jax")
+    assert jax.result_type(np.int8, int) == "int8"
+    assert jax.result_type(np.float16, float) == "float16"
+    assert jax.result_type(np.int8, float) == "float64"
+    assert jax.result_type(np.uint8, complex) == "complex128"
+    assert jax.result_type(np.int8, bool) == "int8"
+
+    # Any library's array by its `dtype` and `shape`, weak where it says so (a JAX array's
+    # `weak_type`), a zero-dim one in its category: these stand-ins carry just the attributes
+    # JAX's and PyTorch's arrays carry, and no library is imported to read them.
+    class Array:
+        def __init__(self, dtype, shape, weak_type=False):
+            self.dtype, self.shape, self.weak_type = dtype, shape, weak_type
+
+    assert jax.result_type(Array(np.dtype("float64"), (), True), np.float16) == "float16"
+    assert jax.result_type(Array(np.dtype("int64"), (3,), True), np.int8) == "int8"
+    assert jax.result_type(Array(np.dtype("float64"), (), False), np.float16) == "float64"
+
+    class TorchDtype:  # torch.dtype: no `name`, str() is "torch.<name>"
+        __module__ = "torch"
+
+        def __init__(self, name):
+            self.text = f"torch.{name}"
+
+        def __str__(self):
+            return self.text
+
+    torch = typejoin.policy("torch")
+    int8 = TorchDtype("int8")
+    assert typejoin.operand_name(int8) == "int8"
+    assert torch.result_type(Array(int8, (3,)), Array(TorchDtype("int64"), ())) == "int8"
+    assert torch.result_type(Array(int8, (3,)), Array(TorchDtype("int64"), (1,))) == "int64"
+    assert torch.result_type(Array(TorchDtype("float16"), (3,)), 1j) == "complex32"
+
+
+def test_live_library_operands():
+    jax_lib = pytest.importorskip("jax")
+    jax_lib.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    jax = typejoin.policy("jax")
+    for a, b in [(jnp.array(1.0), np.float16), (jnp.array(1), np.int8),
+                 (jnp.array(1.0), jnp.array(2)), (jnp.array(1.0), jnp.array(1.0, jnp.float32)),
+                 (jnp.zeros(3, jnp.bfloat16), 2.0), (np.int8, int)]:
+        assert jax.result_type(a, b) == str(jnp.result_type(a, b)), (a, b)
+
+
 def test_numpy_measured_live_shows_the_associativity_witness():
     t = typejoin.Table.from_library("numpy")
     assert t.table()["int8"]["uint8"] == "int16"

@@ -110,36 +110,71 @@ class Diff:
         return f"<Diff: {'same' if self.same else f'{len(self.cells)} cell(s) differ'}>"
 
 
+_WEAK = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
+
+
+def _kind(name: str) -> str:
+    """The kind letter of a dtype name: ``b``, ``i``, ``u``, ``f`` or ``c``."""
+    if name == "bool":
+        return "b"
+    if name.startswith("uint"):
+        return "u"
+    if name.startswith("int"):
+        return "i"
+    return "c" if name.startswith("complex") else "f"
+
+
+def _library_dtype_name(d: Any) -> str:
+    """A dtype object's name as typejoin spells it, from NumPy, ml_dtypes, JAX, PyTorch
+    (``torch.float32``) or TensorFlow (``tf.float32``), without importing any of them."""
+    name = getattr(d, "name", None)
+    if isinstance(name, str):
+        return name  # NumPy, ml_dtypes, JAX (NumPy dtypes) and TensorFlow's DType
+    return str(d).replace("torch.", "")  # torch.dtype has no name; str() is torch.float32
+
+
 def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
-    """The typejoin operand name of ``x``: a name is kept; a Python ``bool``/``int``/
-    ``float``/``complex`` is the weak ``b*``/``i*``/``f*``/``c*`` (``bool`` where the policy
-    has no ``b*``); a NumPy (or ml_dtypes) dtype, scalar type or array is its dtype, a 0-d
-    array ``dtype@0d`` where ``ruleset`` has that category."""
+    """The typejoin operand name of ``x``, read as its library reads it: a name is kept; a
+    Python ``bool``/``int``/``float``/``complex``, value or type, is the weak
+    ``b*``/``i*``/``f*``/``c*`` (``bool`` where the policy has no ``b*``); a NumPy (or
+    ml_dtypes) dtype, scalar type or array is its dtype; an array of another library
+    (JAX, PyTorch, TensorFlow: anything with ``dtype`` and ``shape``) is its dtype, or the weak
+    type of its kind when the library marks it weak (a JAX array's ``weak_type``, a
+    TensorFlow ``WeakTensor``); a zero-dim array is ``dtype@0d`` where ``ruleset`` has that
+    category; a PyTorch or TensorFlow dtype is its name. No library is imported that the
+    caller did not pass (NumPy aside)."""
     if isinstance(x, str):
         return x
-    if isinstance(x, bool):
-        return "bool" if ruleset is None else ruleset._python_bool
-    if isinstance(x, int):
+    python_bool = "bool" if ruleset is None else ruleset._python_bool
+    if isinstance(x, bool) or x is bool:
+        return python_bool
+    if isinstance(x, int) or x is int:
         return "i*"
-    if isinstance(x, float):
+    if isinstance(x, float) or x is float:
         return "f*"
-    if isinstance(x, complex):
+    if isinstance(x, complex) or x is complex:
         return "c*"
     import numpy as np
 
-    if isinstance(x, np.ndarray):
-        name = x.dtype.name
-        if x.ndim == 0 and ruleset is not None and f"{name}@0d" in ruleset._node_set:
-            return f"{name}@0d"
-        return name
     if isinstance(x, np.generic):
         return x.dtype.name
+    dtype, shape = getattr(x, "dtype", None), getattr(x, "shape", None)
+    if dtype is not None and shape is not None and not isinstance(x, type):
+        name = _library_dtype_name(dtype)
+        weak = getattr(x, "weak_type", False) is True or any(
+            c.__name__ == "WeakTensor" for c in type(x).__mro__)  # TF's EagerWeakTensor
+        if weak and _kind(name) != "b":
+            return _WEAK[_kind(name)]
+        if len(shape) == 0 and ruleset is not None and f"{name}@0d" in ruleset._node_set:
+            return f"{name}@0d"
+        return name
+    if type(x).__module__.split(".")[0] in ("torch", "tensorflow"):
+        return _library_dtype_name(x)  # torch.dtype, tf.DType
     try:
         return np.dtype(x).name
     except TypeError:
         pass
-    name = getattr(x, "name", None) or str(x)
-    return name.replace("torch.", "")
+    return _library_dtype_name(x)
 
 
 class _Ruleset:

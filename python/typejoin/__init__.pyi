@@ -42,7 +42,7 @@ class Diff:
     cells: List[Dict[str, Any]]
     def __bool__(self) -> bool: ...
 
-Operand = Any  # a dtype name, NumPy/ml_dtypes dtype or type, array, or Python scalar
+Operand = Any  # a dtype name or Python type; a dtype, scalar or array of NumPy, ml_dtypes, JAX, PyTorch or TensorFlow; a Python scalar
 
 def operand_name(x: Operand, ruleset: Optional[_Ruleset] = ...) -> str: ...
 

@@ -10,14 +10,19 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
-from . import Policy, Table, operand_name, policy as _shipped
+from . import Policy, Table, _library_dtype_name, operand_name, policy as _shipped
 
 __all__ = ["assert_promotion_matches", "mismatches"]
 
 
 def _normalise(result: Any) -> Optional[str]:
+    """The dtype name of what a library returned: a dtype, or an array's dtype (a weak-typed
+    JAX array's too: a result is materialised, as ``result_type`` returns it)."""
     if result is None:
         return None
+    dtype = getattr(result, "dtype", None)
+    if dtype is not None and not isinstance(result, type):
+        return _library_dtype_name(dtype)
     return operand_name(result)
 
 
