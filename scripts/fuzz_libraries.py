@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""A differential fuzzer: seeded random cases, drawn as a user's program draws them, run in
+process against a live library and through `typejoin run`, the differences grouped by class
+with the smallest reproducer of each. Usage, from the repository root, in an environment that
+has the library (build the binary first: cargo build --release):
+
+    scripts/fuzz_libraries.py torch [--seed S] [--cases N] [--bin PATH] [--record STEM]
+
+Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
+dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
+numbers (edge values: ±0, ±inf, NaN, subnormals, integer limits, Python ints past 64 bits);
+the op called as a user calls it (scripts/oracle_torch.py: `torch.add(a, b)`, a Python number
+first through the operator). A case differs when the result dtype, a value (NaN payloads
+aside: both sides are canonical) or the raising differs.
+
+Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
+value is classified by place: the differing element is run again alone (a one-element tensor:
+PyTorch's scalar loop) and at the head of a 64-element block (its vector loop); the class is
+`place-dependent` when those two answers differ, as with ±0 ties where a vector loop keeps the
+other operand.
+
+`--record STEM` writes the cases and the library's answers to tests/data/kernels/
+STEM_cases.jsonl and STEM_expected.jsonl (the runner's line format), for a test to replay
+without the library.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+warnings.simplefilter("ignore")
+
+parser = argparse.ArgumentParser()
+parser.add_argument("library", choices=["torch"])
+parser.add_argument("--seed", type=int, default=None)
+parser.add_argument("--cases", type=int, default=2000)
+parser.add_argument("--bin", default="target/release/typejoin")
+parser.add_argument("--record", default=None)
+parser.add_argument("--show", type=int, default=40, help="classes printed")
+args = parser.parse_args()
+seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
+
+import oracle_torch as lib  # noqa: E402 (after the path; needs torch)
+from oracle_common import write_cases  # noqa: E402
+
+torch = lib.torch
+torch.set_num_threads(1)
+rng = random.Random(seed)
+lib.rng.seed(seed)
+
+SHAPES = [(1,), (3,), (5,), (8,), (12,), (16,), (20,), (33,), (40,), (2, 3), (3, 5), (2, 20)]
+PAIRS = [((4, 1), (1, 5)), ((3, 5), (5,)), ((5,), (3, 5)), ((2, 20), (20,)), ((40, 2), (40, 1))]
+
+
+def operand(name, shape):
+    """A tensor of `name`, or a Python number of its kind when `shape` is None."""
+    if shape is None:
+        kind = ("bool" if name == "bool" else "int" if name in lib.INTS
+                else "complex" if name in lib.COMPLEX else "float")
+        return rng.choice(lib.SCALARS[kind])
+    n = 1
+    for d in shape:
+        n *= d
+    return lib.tensor(name, lib.pick(name, n), shape)
+
+
+def draw():
+    """One random case: (op, operands, call)."""
+    op = rng.choice(list(lib.BINARY) + ["clip"])
+    names = [rng.choice(lib.ALL) for _ in range(3 if op == "clip" else 2)]
+    form = rng.random()
+    if form < 0.5:
+        shape = rng.choice(SHAPES)
+        shapes = [shape] * len(names)
+    elif form < 0.65:
+        a, b = rng.choice(PAIRS)
+        shapes = [a, b, b][:len(names)]
+    elif form < 0.8:
+        shapes = [rng.choice(SHAPES)] + [()] * (len(names) - 1)
+    else:
+        shapes = [rng.choice(SHAPES)] + [None] * (len(names) - 1)
+        if rng.random() < 0.3 and op != "clip":
+            shapes.reverse()  # a Python number first
+    xs = [operand(n, s) for n, s in zip(names, shapes)]
+    if op in ("maximum", "minimum") and None in shapes:
+        return None  # torch.maximum takes tensors only: a user has no such call
+    if op == "clip":
+        return op, xs, lambda: torch.clamp(*xs)
+    fn, operator = lib.BINARY[op]
+    if not isinstance(xs[0], torch.Tensor):
+        if operator is None:
+            xs.reverse()
+        else:
+            return op, xs, lambda: operator(*xs)
+    return op, xs, lambda: fn(*xs)
+
+
+def answer(call):
+    try:
+        r = call()
+    except (RuntimeError, TypeError, OverflowError, NotImplementedError, ValueError) as e:
+        return {"kind": lib.error_kind(e)}
+    return {"dtype": lib.name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
+
+
+def signature(xs):
+    def one(x):
+        if isinstance(x, torch.Tensor):
+            return lib.name_of(x.dtype) + ("@0d" if x.dim() == 0 else "")
+        return type(x).__name__
+    return ", ".join(one(x) for x in xs)
+
+
+def place(op, xs, index):
+    """'place-dependent' when the differing element alone and at a 64-element block's head
+    answer differently in the library."""
+    if op == "clip":
+        return ""
+    shape = torch.broadcast_shapes(*[x.shape for x in xs if isinstance(x, torch.Tensor)])
+    elems = []
+    for x in xs:
+        if isinstance(x, torch.Tensor) and x.dim() > 0:
+            elems.append(x.broadcast_to(shape).reshape(-1)[index].reshape(1))
+        else:
+            elems.append(x)
+    fn, operator = lib.BINARY[op]
+    call = fn if isinstance(elems[0], torch.Tensor) else operator
+    if call is None:
+        return ""
+    alone = answer(lambda: call(*elems))
+    block = [e.repeat(64) if isinstance(e, torch.Tensor) and e.dim() == 1 else e for e in elems]
+    head = answer(lambda: call(*block))
+    if "bits" in alone and "bits" in head and alone["bits"][0] != head["bits"][0]:
+        return "place-dependent"
+    return ""
+
+
+def main():
+    cases, expected, calls = [], [], []
+    while len(cases) < args.cases:
+        drawn = draw()
+        if drawn is None:
+            continue
+        op, xs, call = drawn
+        want = answer(call)
+        cid = len(cases)
+        cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]})
+        expected.append({"id": cid} | want)
+        calls.append((op, xs))
+    lines = "".join(json.dumps(c) + "\n" for c in cases)
+    out = subprocess.run([args.bin, "run", "--policy", "torch", "-"], input=lines,
+                         capture_output=True, text=True, check=False).stdout.splitlines()
+    classes = {}
+    for case, want, got, (op, xs) in zip(cases, expected, out, calls):
+        got = json.loads(got)
+        if "kind" in want or "kind" in got:
+            if want.get("kind") == got.get("kind"):
+                continue
+            what = (f"library {want['kind']}, typejoin {got.get('kind', 'answers')}"
+                    if "kind" in want else f"typejoin {got['kind']}, library answers")
+            index = None
+        elif want["dtype"] != got["dtype"] or want["shape"] != got["shape"]:
+            what, index = f"dtype: library {want['dtype']}, typejoin {got['dtype']}", None
+        elif want["bits"] != got["bits"]:
+            index = next(i for i, (a, b) in enumerate(zip(want["bits"], got["bits"])) if a != b)
+            what = "value " + place(op, xs, index)
+        else:
+            continue
+        key = (op, what.strip(), signature(xs), want.get("dtype", ""))
+        size = len(json.dumps(case))
+        best = classes.get(key)
+        if best is None:
+            classes[key] = [1, size, case, want, got]
+        else:
+            best[0] += 1
+            if size < best[1]:
+                best[1:] = [size, case, want, got]
+    differing = sum(c[0] for c in classes.values())
+    print(f"torch {torch.__version__}, seed {seed}: {len(cases)} cases, {differing} differ, "
+          f"{len(classes)} classes")
+    for key, (n, _, case, want, got) in sorted(classes.items(), key=lambda kv: -kv[1][0])[
+            :args.show]:
+        print(f"{n:6}  {key[0]}({key[2]}) -> {key[3] or '-'}: {key[1]}")
+        print(f"        {json.dumps(case)[:400]}")
+        print(f"        library  {json.dumps(want)[:300]}")
+        print(f"        typejoin {json.dumps(got)[:300]}")
+    if args.record:
+        write_cases(args.record, cases, expected)
+
+
+main()
