@@ -229,7 +229,9 @@ conventions! {
         /// An `overflow` error when the bound is greater in magnitude than the result dtype's
         /// largest finite value, even where it would round down to it (PyTorch's `clamp` checks
         /// the conversion: "value cannot be converted to type c10::Half without overflow" for
-        /// 65505.0); zero-dim array bounds are not checked.
+        /// 65505.0); a Python-int lower bound above an integer result's range, or upper bound
+        /// below it, is an `overflow` error too, and one beyond the other end bounds nothing
+        /// (`clamp(uint8, -1, 3)` computes); zero-dim array bounds are not checked.
         Checked = "checked" ("PyTorch's clamp: an `overflow` error"),
     }
 

@@ -417,6 +417,61 @@ fn library_cases_are_bit_exact(
     (ops, kinds)
 }
 
+/// `torch.clamp` of an integer tensor with Python-int bounds, measured on torch 2.15: a lower
+/// bound above the dtype's range or an upper bound below it raises ("Clamp min value 300 is
+/// outside the representable range of Byte"), the lower checked first; a bound beyond the
+/// other end bounds nothing.
+#[test]
+fn torch_clamps_integers_with_bounds_past_the_range_as_measured() {
+    let torch = typejoin::policy("torch").unwrap();
+    let clamp = |dtype: &str, x: &[i64], lo: i64, hi: i64| {
+        let bits: Vec<u64> = x
+            .iter()
+            .map(|&v| {
+                (v as u64)
+                    & if dtype == "uint8" || dtype == "int8" {
+                        0xff
+                    } else {
+                        u64::MAX
+                    }
+            })
+            .collect();
+        let line = serde_json::json!({"id": 0, "op": "clip", "args": [
+            {"dtype": dtype, "shape": [x.len()], "bits": bits},
+            {"scalar": "int", "value": lo}, {"scalar": "int", "value": hi}]});
+        let got: Value =
+            serde_json::from_str(&run_line(torch, &line.to_string(), Limits::default())).unwrap();
+        match got.get("kind") {
+            Some(kind) => Err(kind.as_str().unwrap().to_string()),
+            None => Ok(got["bits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_u64().unwrap())
+                .collect::<Vec<u64>>()),
+        }
+    };
+    let (u, i) = ([0, 5, 100, 250, 255], [-128, -5, 0, 5, 127]);
+    let overflow = Err("overflow".to_string());
+    assert_eq!(clamp("uint8", &u, -129, 255), Ok(vec![0, 5, 100, 250, 255]));
+    assert_eq!(clamp("uint8", &u, -1, 300), Ok(vec![0, 5, 100, 250, 255]));
+    assert_eq!(clamp("uint8", &u, -1, 3), Ok(vec![0, 3, 3, 3, 3]));
+    assert_eq!(clamp("uint8", &u, 3, 256), Ok(vec![3, 5, 100, 250, 255]));
+    assert_eq!(clamp("uint8", &u, 300, 400), overflow);
+    assert_eq!(clamp("uint8", &u, -5, -1), overflow);
+    assert_eq!(clamp("uint8", &u, 256, 3), overflow);
+    assert_eq!(clamp("int8", &i, -200, 200), Ok(vec![128, 251, 0, 5, 127]));
+    assert_eq!(clamp("int8", &i, -129, 0), Ok(vec![128, 251, 0, 0, 0]));
+    assert_eq!(clamp("int8", &i, 5, 128), Ok(vec![5, 5, 5, 5, 127]));
+    assert_eq!(clamp("int8", &i, 128, 200), overflow);
+    assert_eq!(clamp("int8", &i, -300, -200), overflow);
+    assert_eq!(clamp("int8", &i, 200, -200), overflow);
+    assert_eq!(
+        clamp("int64", &[-5, 0, 5, 1 << 62], -1, 3),
+        Ok(vec![u64::MAX, 0, 3, 3])
+    );
+}
+
 /// Issue 17's PyTorch data: 9,273 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
 /// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
 /// subnormals, integer limits, overflowing Python ints, division by zero, a Python number over

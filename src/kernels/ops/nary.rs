@@ -7,6 +7,8 @@ use super::binary::binary_within;
 use super::scalar::{Conversion, int_range, python_ints_fit};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
+use std::borrow::Cow;
+
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
@@ -41,7 +43,8 @@ fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result
 /// A Python int entering an n-ary op under `PythonInt::Wrap` (PyTorch): arithmetic wraps it,
 /// but `where` converts it checked (a negative value may wrap into an unsigned dtype by two's
 /// complement: `where(c, uint8, -1)` is 255, `where(c, int8, 300)` raises) and, `strict`,
-/// `clamp` with `ClipBounds::Checked` wants it in the dtype's range (`clamp(uint8, -1)` raises).
+/// `clamp` with `ClipBounds::Checked` wants it in the dtype's range once `saturated_int_bounds`
+/// has taken a bound that bounds nothing to the dtype's limit.
 fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> Result<(), OpError> {
     let DType::Int { bits, signed } = compute else {
         return Ok(());
@@ -114,6 +117,12 @@ pub(super) fn clip_within(
     accepts(policy, OpId::CLIP, compute)?;
     let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
+    let (lo, hi) = if strict {
+        saturated_int_bounds(lo, hi, compute)?
+    } else {
+        (Cow::Borrowed(lo), Cow::Borrowed(hi))
+    };
+    let (lo, hi) = (lo.as_ref(), hi.as_ref());
     if strict {
         for bound in [lo, hi] {
             cast(bound)?; // a Python int out of the dtype's range first
@@ -167,6 +176,47 @@ pub(super) fn clip_within(
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
     binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
+}
+
+/// PyTorch's `clamp` of an integer tensor with Python-int bounds (`ClipBounds::Checked`): a
+/// lower bound above the dtype's range or an upper bound below it is an `overflow` error
+/// ("Clamp min value 300 is outside the representable range of Byte", the lower bound checked
+/// first); a bound beyond the other end bounds nothing and is taken at the dtype's limit
+/// (`clamp(uint8, -129, 255)` leaves every element), measured on torch 2.15.
+fn saturated_int_bounds<'a>(
+    lo: &'a Arg,
+    hi: &'a Arg,
+    compute: DType,
+) -> Result<(Cow<'a, Arg>, Cow<'a, Arg>), OpError> {
+    let DType::Int { bits, signed } = compute else {
+        return Ok((Cow::Borrowed(lo), Cow::Borrowed(hi)));
+    };
+    let (min, max) = int_range(bits, signed);
+    let outside = |which: &str, v: i128| {
+        err(
+            ErrorKind::Overflow,
+            format!(
+                "clamp {which} value {v} is outside the range of {} (PyTorch raises \"Clamp \
+                 {which} value is outside the representable range\"); pass a bound the dtype holds",
+                compute.name()
+            ),
+        )
+    };
+    if let Arg::Scalar(Scalar::Int(v)) = lo
+        && *v > max
+    {
+        return outside("min", *v);
+    }
+    if let Arg::Scalar(Scalar::Int(v)) = hi
+        && *v < min
+    {
+        return outside("max", *v);
+    }
+    let saturate = |a: &'a Arg| match a {
+        Arg::Scalar(Scalar::Int(v)) => Cow::Owned(Arg::Scalar(Scalar::Int((*v).clamp(min, max)))),
+        other => Cow::Borrowed(other),
+    };
+    Ok((saturate(lo), saturate(hi)))
 }
 
 /// A Python number that `op` converts checked into `compute` (`ClipBounds::Checked`'s clip
