@@ -4,13 +4,15 @@ process against a live library and through `typejoin run`, the differences group
 with the smallest reproducer of each. Usage, from the repository root, in an environment that
 has the library (build the binary first: cargo build --release):
 
-    scripts/fuzz_libraries.py torch [--seed S] [--cases N] [--bin PATH] [--record STEM]
+    scripts/fuzz_libraries.py torch|tensorflow [--seed S] [--cases N] [--bin PATH]
+                              [--record STEM]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
 dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
 numbers (edge values: ±0, ±inf, NaN, subnormals, integer limits, Python ints past 64 bits);
-the op called as a user calls it (scripts/oracle_torch.py: `torch.add(a, b)`, a Python number
-first through the operator). A case differs when the result dtype, a value (NaN payloads
+the op called as a user calls it (scripts/oracle_torch.py and oracle_tensorflow.py: `torch.add(a,
+b)`, a Python number first through the operator; `tf.add`, `tnp.less`, `tf.clip_by_value`
+under NumPy behaviour). A case differs when the result dtype, a value (NaN payloads
 aside: both sides are canonical) or the raising differs.
 
 Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
@@ -35,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.simplefilter("ignore")
 
 parser = argparse.ArgumentParser()
-parser.add_argument("library", choices=["torch"])
+parser.add_argument("library", choices=["torch", "tensorflow"])
 parser.add_argument("--seed", type=int, default=None)
 parser.add_argument("--cases", type=int, default=2000)
 parser.add_argument("--bin", default="target/release/typejoin")
@@ -44,11 +46,24 @@ parser.add_argument("--show", type=int, default=40, help="classes printed")
 args = parser.parse_args()
 seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
 
-import oracle_torch as lib  # noqa: E402 (after the path; needs torch)
 from oracle_common import write_cases  # noqa: E402
 
-torch = lib.torch
-torch.set_num_threads(1)
+if args.library == "torch":
+    import oracle_torch as lib  # noqa: E402 (after the path; needs torch)
+
+    torch = lib.torch
+    torch.set_num_threads(1)
+    Tensor, name_of, clip_fn = torch.Tensor, lib.name_of, torch.clamp
+    dims = lambda t: t.dim()  # noqa: E731
+    version = torch.__version__
+else:
+    import oracle_tensorflow as lib  # noqa: E402 (needs tensorflow)
+
+    tf = lib.tf
+    Tensor, clip_fn = tf.Tensor, tf.clip_by_value
+    name_of = lambda d: d.name  # noqa: E731
+    dims = lambda t: t.shape.rank  # noqa: E731
+    version = tf.__version__
 rng = random.Random(seed)
 lib.rng.seed(seed)
 
@@ -61,7 +76,7 @@ def operand(name, shape):
     if shape is None:
         kind = ("bool" if name == "bool" else "int" if name in lib.INTS
                 else "complex" if name in lib.COMPLEX else "float")
-        return rng.choice(lib.SCALARS[kind])
+        return rng.choice(lib.SCALARS.get(kind, [True, False]))
     n = 1
     for d in shape:
         n *= d
@@ -86,31 +101,31 @@ def draw():
         if rng.random() < 0.3 and op != "clip":
             shapes.reverse()  # a Python number first
     xs = [operand(n, s) for n, s in zip(names, shapes)]
+    if op == "clip":
+        return op, xs, lambda: clip_fn(*xs)
+    if args.library == "tensorflow":
+        fn = lib.BINARY[op]
+        return op, xs, lambda: fn(*xs)
     if op in ("maximum", "minimum") and None in shapes:
         return None  # torch.maximum takes tensors only: a user has no such call
-    if op == "clip":
-        return op, xs, lambda: torch.clamp(*xs)
     fn, operator = lib.BINARY[op]
-    if not isinstance(xs[0], torch.Tensor):
-        if operator is None:
-            xs.reverse()
-        else:
-            return op, xs, lambda: operator(*xs)
+    if not isinstance(xs[0], Tensor):
+        return op, xs, lambda: operator(*xs)
     return op, xs, lambda: fn(*xs)
 
 
 def answer(call):
     try:
         r = call()
-    except (RuntimeError, TypeError, OverflowError, NotImplementedError, ValueError) as e:
+    except Exception as e:  # noqa: BLE001 (each library raises its own classes)
         return {"kind": lib.error_kind(e)}
-    return {"dtype": lib.name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
+    return {"dtype": name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
 
 
 def signature(xs):
     def one(x):
-        if isinstance(x, torch.Tensor):
-            return lib.name_of(x.dtype) + ("@0d" if x.dim() == 0 else "")
+        if isinstance(x, Tensor):
+            return name_of(x.dtype) + ("@0d" if dims(x) == 0 else "")
         return type(x).__name__
     return ", ".join(one(x) for x in xs)
 
@@ -118,7 +133,7 @@ def signature(xs):
 def place(op, xs, index):
     """'place-dependent' when the differing element alone and at a 64-element block's head
     answer differently in the library."""
-    if op == "clip":
+    if op == "clip" or args.library != "torch":
         return ""
     shape = torch.broadcast_shapes(*[x.shape for x in xs if isinstance(x, torch.Tensor)])
     elems = []
@@ -152,7 +167,7 @@ def main():
         expected.append({"id": cid} | want)
         calls.append((op, xs))
     lines = "".join(json.dumps(c) + "\n" for c in cases)
-    out = subprocess.run([args.bin, "run", "--policy", "torch", "-"], input=lines,
+    out = subprocess.run([args.bin, "run", "--policy", args.library, "-"], input=lines,
                          capture_output=True, text=True, check=False).stdout.splitlines()
     classes = {}
     for case, want, got, (op, xs) in zip(cases, expected, out, calls):
@@ -180,7 +195,7 @@ def main():
             if size < best[1]:
                 best[1:] = [size, case, want, got]
     differing = sum(c[0] for c in classes.values())
-    print(f"torch {torch.__version__}, seed {seed}: {len(cases)} cases, {differing} differ, "
+    print(f"{args.library} {version}, seed {seed}: {len(cases)} cases, {differing} differ, "
           f"{len(classes)} classes")
     for key, (n, _, case, want, got) in sorted(classes.items(), key=lambda kv: -kv[1][0])[
             :args.show]:
