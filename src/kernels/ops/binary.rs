@@ -217,8 +217,7 @@ fn settle_zero_ties(
         (ZeroTies::Ordered, true) => TieWinner::Second,
     };
     let sign = 1u64 << (d.pattern_bits() - 1);
-    let zero = |b: u64| b & !sign == 0;
-    let at = out.indices_where(|[re, im]| zero(re) || (d.is_complex() && zero(im)));
+    let at = out.zero_part_indices();
     if at.is_empty() {
         return;
     }
