@@ -82,6 +82,9 @@ pub struct Checked {
     /// The n-ary check: a policy's order against its category rule, or a table's pairs
     /// against its measured triples (`None` when there is neither).
     pub nary: Option<RuleCheck>,
+    /// A table's declared n-ary rule (`"nary"`) against its measured triples: the rule's
+    /// result in `rule`, the library's in `order` (`None` without a rule or triples).
+    pub rule: Option<RuleCheck>,
 }
 
 impl From<Report> for Checked {
@@ -92,6 +95,7 @@ impl From<Report> for Checked {
             lints: Vec::new(),
             warnings: Vec::new(),
             nary: None,
+            rule: None,
         }
     }
 }
@@ -100,7 +104,10 @@ impl Checked {
     /// Every law holds (or is partial by declaration), no law is undecided, and no denied
     /// lint fires.
     pub fn ok(&self) -> bool {
-        self.report.ok() && !self.denied() && self.nary.as_ref().is_none_or(RuleCheck::holds)
+        self.report.ok()
+            && !self.denied()
+            && self.nary.as_ref().is_none_or(RuleCheck::holds)
+            && self.rule.as_ref().is_none_or(RuleCheck::holds)
     }
 
     /// Whether a lint at level `deny` fires.
@@ -113,6 +120,7 @@ impl Checked {
         self.report.violated().next().is_some()
             || self.denied()
             || self.nary.as_ref().is_some_and(|r| !r.holds())
+            || self.rule.as_ref().is_some_and(|r| !r.holds())
     }
 
     pub fn law(&self, law: Law) -> Option<&LawResult> {
@@ -183,6 +191,10 @@ pub fn exit_code(checked: &[Checked], input_errors: bool) -> u8 {
 pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
     opts.available()?;
     let (report, warnings) = laws(input, opts)?;
+    let rule = match input {
+        Input::Observed(o) => crate::order::dtype_sequence::verify(o),
+        Input::Policy { .. } => None,
+    };
     let (lints, nary) = match input {
         Input::Policy {
             policy,
@@ -199,6 +211,7 @@ pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
         lints,
         warnings,
         nary,
+        rule,
     })
 }
 

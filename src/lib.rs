@@ -74,6 +74,7 @@ pub use numeric::op;
 pub use policy::diag::{
     Diagnostic, LoadError, MAX_ERRORS, SNIPPET_CHARS, Style, decode, did_you_mean,
 };
+pub use policy::nary::{NaryRule, NumpyClass, NumpyKind};
 pub use policy::observed::Observed;
 pub use policy::provenance::Provenance;
 pub use policy::spec::Policy;
@@ -81,6 +82,7 @@ pub use policy::table::Table;
 
 // The order: the DAG closed into a lattice, joins, the loaded input.
 pub use order::categories::rule_result;
+pub use order::dtype_sequence::{Arg, Refusal};
 pub use order::input::Input;
 pub use order::lattice::{Join, JoinTable, Lattice};
 
@@ -119,7 +121,7 @@ pub use jobs::{bench, cast, conformance};
 // Design tools.
 pub use design::diff::{Diff, diff};
 pub use design::explain::explain;
-pub use design::result_type::{ResultType, result_type};
+pub use design::result_type::{ResultType, result_type, result_type_with};
 pub use design::suggest;
 
 /// The renderers, one module per output format, of every value above.

@@ -25,9 +25,14 @@ pyo3::create_exception!(
      overflow, unsupported, zero-division, input)."
 );
 
-/// The shipped policies, embedded: (name, file text).
-const SHIPPED: [(&str, &str); 8] = [
+/// The shipped policies, embedded: (name, file text). `numpy` is a library table (NumPy's
+/// measured `np.result_type` with its own n-ary rule, docs/policy-kinds.md), not a lattice.
+const SHIPPED: [(&str, &str); 9] = [
     ("array-api", include_str!("../../lattices/array-api.toml")),
+    (
+        "numpy",
+        include_str!("../../observed/numpy_result_type.json"),
+    ),
     ("jax", include_str!("../../lattices/jax.toml")),
     ("jax-strict", include_str!("../../lattices/jax-strict.toml")),
     ("jax-x32", include_str!("../../lattices/jax-x32.toml")),
@@ -87,6 +92,15 @@ impl Loaded {
         }
     }
 
+    /// A table's declared n-ary rule (`"numpy"`), `None` for a fold or a policy.
+    #[getter]
+    fn nary_rule(&self) -> Option<&'static str> {
+        match &self.input {
+            Input::Observed(o) => o.nary.as_ref().map(|r| r.name()),
+            Input::Policy { .. } => None,
+        }
+    }
+
     #[getter]
     fn name(&self) -> String {
         self.input.name().to_string()
@@ -117,12 +131,16 @@ impl Loaded {
         Ok((json, typejoin::render::human(&checked, o)))
     }
 
-    /// (node, dtype, error) of the n-ary result of `operands` (names, `i*`, `int8@0d`, …).
+    /// (node, dtype, error) of the n-ary result of `operands` (names, `i*`, `int8@0d`, …);
+    /// `values[i]`: operand `i` was passed as a value (an array, a scalar), not a dtype, which
+    /// a table's declared n-ary rule tells apart (NumPy's `np.result_type`).
+    #[pyo3(signature = (operands, values = Vec::new()))]
     fn result_type(
         &self,
         operands: Vec<String>,
+        values: Vec<bool>,
     ) -> PyResult<(Option<String>, Option<String>, Option<String>)> {
-        match typejoin::result_type(&self.input, &operands) {
+        match typejoin::result_type_with(&self.input, &operands, &values) {
             Ok(r) => Ok((r.node, r.dtype, r.error)),
             Err(e) => Err(PyValueError::new_err(match e.suggestion {
                 Some(s) => format!(

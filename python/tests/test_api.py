@@ -18,8 +18,34 @@ def test_policies_lists_the_shipped_ones():
         "array-api", "jax", "jax-strict", "jax-x32", "python", "tensorflow", "torch",
         "torch-float64",
     ]
-    with pytest.raises(KeyError, match="no shipped policy 'numpy'"):
-        typejoin.policy("numpy")
+    assert typejoin.libraries() == ["numpy"]
+    with pytest.raises(KeyError, match="no shipped policy 'numpi'"):
+        typejoin.policy("numpi")
+
+
+def test_numpy_runs_its_own_nary_rule_as_np_result_type():
+    # Measured on NumPy 2.4.6 + ml_dtypes 0.6.0 (observed/numpy_result_type.json); the test
+    # runs without NumPy's answers, only its types as operands.
+    np = pytest.importorskip("numpy")
+    numpy = typejoin.policy("numpy")
+    assert isinstance(numpy, typejoin.Table) and numpy.name == "numpy_result_type"
+    assert numpy.result_type(np.uint8, np.int8, np.float16) == "float16"  # the fold: float32
+    assert numpy.result_type(0, 0, np.int16) == "int16"
+    assert numpy.result_type(np.int32, np.float32) == "float64"
+    # A Python type is a dtype to NumPy (np.result_type(int, np.int8) is int64), a Python
+    # value a weak scalar.
+    assert numpy.result_type(int, np.int8) == "int64"
+    assert numpy.result_type(1, np.int8) == "int8"
+    with pytest.raises(TypeError, match="no common dtype of int64 and bfloat16"):
+        numpy.result_type(False, "bfloat16", 0)
+    # dtype arguments go first, arrays keep their place.
+    assert numpy.result_type("uint1", 0, np.bool_) == "int64"
+    ml = pytest.importorskip("ml_dtypes")
+    u1, b = np.zeros(1, ml.uint1), np.zeros(1, np.bool_)
+    assert numpy.result_type(u1, 0, b) == "uint8"
+    assert numpy.result_type(np.dtype(ml.uint1), 0, np.dtype(np.bool_)) == "int64"
+    report = numpy.check()
+    assert not report.ok  # NumPy is not a lattice, and typejoin says so
 
 
 @pytest.mark.parametrize("name", typejoin.policies())

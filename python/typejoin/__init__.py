@@ -27,7 +27,7 @@ from ._native import KernelError, PolicyError
 
 __all__ = [
     "Policy", "Table", "Report", "Violation", "Diff", "PolicyError", "KernelError",
-    "load", "policy", "policies", "operand_name",
+    "load", "policy", "policies", "libraries", "operand_name",
 ]
 __version__ = "0.1.0"
 
@@ -177,6 +177,16 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     return _library_dtype_name(x)
 
 
+def _is_value(x: Any) -> bool:
+    """Whether ``x`` is a value (a Python or NumPy scalar, an array of any library), not a
+    dtype, a type or a name."""
+    if isinstance(x, (str, type)):
+        return False
+    if isinstance(x, (bool, int, float, complex)):
+        return True
+    return getattr(x, "shape", None) is not None and getattr(x, "dtype", None) is not None
+
+
 class _Ruleset:
     """What policies and tables share."""
 
@@ -222,16 +232,32 @@ class _Ruleset:
         NumPy/ml_dtypes dtypes, arrays (a 0-d array is a zero-dim operand where the policy
         has that category), or Python scalars (weak). Raises ``TypeError`` when there is no
         result (the library raises)."""
-        names = [operand_name(o, self) for o in operands]
-        node, dtype, error = self._native.result_type(names)
+        names, values = self._operands(operands)
+        node, dtype, error = self._native.result_type(names, values)
         if dtype is None and _raise:
             raise TypeError(f"{' ∨ '.join(names)}: {error}")
         return dtype
 
     def result_node(self, *operands: Any) -> Optional[str]:
         """The node of the result (``f*``, ``int8@0d``), not materialised."""
-        node, _, _ = self._native.result_type([operand_name(o, self) for o in operands])
+        node, _, _ = self._native.result_type(*self._operands(operands))
         return node
+
+    def _operands(self, operands: Any) -> Tuple[List[str], List[bool]]:
+        """Each operand's name, and whether it was passed as a value (an array or a scalar)
+        rather than a dtype: NumPy's ``np.result_type`` promotes dtype arguments first, and
+        reads a Python *type* (``int``) as its dtype (int64), not as a weak scalar."""
+        numpy_rule = self._native.nary_rule == "numpy"
+        names, values = [], []
+        for o in operands:
+            if numpy_rule and isinstance(o, type) and o in (bool, int, float, complex):
+                import numpy as np
+
+                names.append(np.dtype(o).name)
+            else:
+                names.append(operand_name(o, self))
+            values.append(_is_value(o))
+        return names, values
 
     def table(self, materialise: bool = False) -> Dict[str, Dict[str, Optional[str]]]:
         """Every cell: ``table()[a][b]`` is the join node of ``a`` and ``b`` (``None``: no
@@ -329,12 +355,23 @@ _SHIPPED = dict(_native.shipped())
 
 
 def policies() -> List[str]:
-    """The names of the shipped policies (``"jax"``, ``"jax-x32"``, ``"array-api"``, …)."""
-    return sorted(_SHIPPED)
+    """The names of the shipped lattice policies (``"jax"``, ``"jax-x32"``, ``"array-api"``,
+    …): the verified ones. :func:`libraries` lists the library tables."""
+    return sorted(n for n, text in _SHIPPED.items() if not text.lstrip().startswith("{"))
 
 
-def policy(name: str) -> Policy:
-    """A shipped policy by name (embedded in the package)."""
+def libraries() -> List[str]:
+    """The names of the shipped library tables (``"numpy"``): a library's measured promotion
+    with its own n-ary rule, not a lattice (docs/policy-kinds.md)."""
+    return sorted(n for n, text in _SHIPPED.items() if text.lstrip().startswith("{"))
+
+
+def policy(name: str) -> Union[Policy, Table]:
+    """A shipped policy by name (embedded in the package): a lattice :class:`Policy`, or for
+    ``"numpy"`` the :class:`Table` of NumPy's ``np.result_type`` with its own n-ary rule."""
     if name not in _SHIPPED:
-        raise KeyError(f"no shipped policy {name!r}; the policies are {', '.join(policies())}")
+        raise KeyError(f"no shipped policy {name!r}; the policies are "
+                       f"{', '.join(policies() + libraries())}")
+    if name in libraries():
+        return Table.from_json(_SHIPPED[name], "observed/numpy_result_type.json")
     return Policy.from_toml(_SHIPPED[name], f"lattices/{name}.toml")

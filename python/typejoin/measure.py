@@ -109,21 +109,9 @@ def scalar(name):
 def dump_numpy():
     import numpy as np
 
-    dtypes = {n: np.dtype(n) for n in ["bool", "uint8", "uint16", "uint32", "uint64",
-                                       "int8", "int16", "int32", "int64",
-                                       "float16", "float32", "float64",
-                                       "complex64", "complex128"]}
+    dtypes, version_note = numpy_dtypes()
     version = np.__version__
-    try:
-        import ml_dtypes
-
-        for n in ORDER:
-            if n not in dtypes and hasattr(ml_dtypes, n):
-                dtypes[n] = np.dtype(getattr(ml_dtypes, n))
-        version_note = f"ml_dtypes {ml_dtypes.__version__}"
-    except ImportError:
-        version_note = "without ml_dtypes"
-    names = [n for n in ORDER if n in dtypes]
+    names = list(dtypes)
     by_dtype = {d: n for n, d in dtypes.items()}
 
     def operand(n):
@@ -144,6 +132,104 @@ def dump_numpy():
         ],
         names, combine,
     )
+
+
+def numpy_dtypes():
+    """NumPy's dtypes by typejoin name: the builtin numeric ones and, when ml_dtypes is
+    installed, each of its types; and a note naming the ml_dtypes version."""
+    import numpy as np
+
+    dtypes = {n: np.dtype(n) for n in ["bool", "uint8", "uint16", "uint32", "uint64",
+                                       "int8", "int16", "int32", "int64",
+                                       "float16", "float32", "float64",
+                                       "complex64", "complex128"]}
+    try:
+        import ml_dtypes
+
+        for n in ORDER:
+            if n not in dtypes and hasattr(ml_dtypes, n):
+                dtypes[n] = np.dtype(getattr(ml_dtypes, n))
+        note = f"ml_dtypes {ml_dtypes.__version__}"
+    except ImportError:
+        note = "without ml_dtypes"
+    return {n: dtypes[n] for n in ORDER if n in dtypes}, note
+
+
+# NumPy's Python scalars as np.result_type reads them (NEP 50): a Python bool is a bool
+# array, an int, float or complex a weak scalar of its abstract DType.
+NUMPY_SCALARS = [("b*", False), ("i*", 0), ("f*", 0.0), ("c*", 0j)]
+
+
+def numpy_class(name, dtype):
+    """The DType class NumPy's n-ary promotion (`PyArray_PromoteDTypeSequence`) sees for an
+    operand: a builtin legacy DType (type number below NPY_NTYPES_LEGACY, with its kind), a
+    user DType registered by ml_dtypes (type number from NPY_USERDEF = 256, in registration
+    order), or the abstract DType of a Python int, float or complex."""
+    if name in ("i*", "f*", "c*"):
+        return {"python": {"i*": "int", "f*": "float", "c*": "complex"}[name]}
+    if name == "b*":
+        name, dtype = "bool", __import__("numpy").dtype(bool)
+    if dtype.num < 256:
+        return {"builtin": dtype.num, "kind": dtype.kind}
+    return {"user": dtype.num}
+
+
+def dump_numpy_result_type():
+    """np.result_type over NumPy's dtypes and Python scalars: pairs, every triple, and the
+    DType classes of NumPy's own n-ary rule (docs/policy-kinds.md)."""
+    import itertools
+
+    import numpy as np
+
+    dtypes, note = numpy_dtypes()
+    names = list(dtypes)
+    scalars = dict(NUMPY_SCALARS)
+    operands = names + list(scalars)
+    by_dtype = {d: n for n, d in dtypes.items()}
+
+    def arg(n):
+        return scalars[n] if n in scalars else dtypes[n]
+
+    def call(ops):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = np.result_type(*[arg(o) for o in ops])
+        return by_dtype.get(out, out.name)
+
+    result, errors = pairs(operands, lambda a, b: call([a, b]))
+    triples = {}
+    for t in itertools.product(operands, repeat=3):
+        try:
+            triples["|".join(t)] = call(t)
+        except Exception as e:  # the library refused the operands: that is the datum
+            triples["|".join(t)] = None
+            if type(e).__name__ != "DTypePromotionError":
+                errors["|".join(t)] = type(e).__name__
+    return {
+        "name": "numpy_result_type",
+        "library": "numpy",
+        "version": np.__version__,
+        "versions": {"python": platform.python_version(), "numpy": np.__version__},
+        "mode": "np.result_type (NEP 50)",
+        "dtypes": operands,
+        "result": result,
+        "errors": errors,
+        "triples": triples,
+        "nary": {
+            "rule": "numpy",
+            "classes": {n: numpy_class(n, dtypes.get(n)) for n in operands},
+        },
+        "notes": [
+            "result[a][b] = np.result_type(A, B) and triples[a|b|c] = np.result_type(A, B, C) "
+            "with A the dtype object np.dtype(a) (ml_dtypes' type for its names) or the Python "
+            "scalar False/0/0.0/0j for b*/i*/f*/c*; null = it raised (errors names the "
+            "exception of a pair, and of a triple when it is not DTypePromotionError).",
+            "nary.classes: each operand's DType class as NumPy's n-ary rule sees it "
+            "(np.dtype(a).num and .kind; a Python int, float or complex is its abstract DType, "
+            "a Python bool the bool DType).",
+            f"NEP 50 weak-scalar semantics; {note}.",
+        ],
+    }
 
 
 def dump_jax():
@@ -486,6 +572,7 @@ def dump_array_api_strict():
 
 DUMPS = {
     "numpy": ("numpy", dump_numpy),
+    "numpy-result-type": ("numpy", dump_numpy_result_type),
     "jax": ("jax", dump_jax),
     "torch": ("torch", dump_torch),
     "torch-categories": ("torch", dump_torch_categories),

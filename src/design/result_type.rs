@@ -1,10 +1,11 @@
 //! `typejoin result-type FILE OPERAND...`: the n-ary result of any operands under a policy
-//! (the join of their nodes) or a measured table (its left fold), as the node and the dtype
-//! the library returns.
+//! (the join of their nodes) or a measured table (its declared n-ary rule, else its left
+//! fold), as the node and the dtype the library returns.
 
 use serde::Serialize;
 
 use crate::Input;
+use crate::order::dtype_sequence::Arg;
 use crate::order::lattice::Join;
 
 /// Why an operand could not be read.
@@ -32,8 +33,21 @@ pub struct ResultType {
     pub error: Option<String>,
 }
 
-/// The result of `operands` (names or short codes) under `input`.
+/// The result of `operands` (names or short codes) under `input`. Under a table's declared
+/// n-ary rule a dtype name is a dtype argument and a Python scalar (`i*`) a value
+/// (`np.result_type(np.int8, 0)`); `result_type_with` says which operands are values.
 pub fn result_type(input: &Input, operands: &[String]) -> Result<ResultType, UnknownOperand> {
+    result_type_with(input, operands, &[])
+}
+
+/// As [`result_type`], with `values[i]` true where operand `i` was passed as a value (an array
+/// or a scalar, kept in place by `np.result_type`) rather than a dtype (moved before the
+/// values); an operand past the end of `values` is read by its name.
+pub fn result_type_with(
+    input: &Input,
+    operands: &[String],
+    values: &[bool],
+) -> Result<ResultType, UnknownOperand> {
     let mut idx = Vec::with_capacity(operands.len());
     let mut names = Vec::with_capacity(operands.len());
     for o in operands {
@@ -82,6 +96,29 @@ pub fn result_type(input: &Input, operands: &[String]) -> Result<ResultType, Unk
                 Some("no common upper bound: the library raises".to_string()),
             ),
         },
+        Input::Observed(o) if o.nary.is_some() => {
+            let args: Vec<Arg> = idx
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| match values.get(k) {
+                    Some(true) => Arg::Value(i),
+                    _ => Arg::of(input.table(), i),
+                })
+                .collect();
+            match input.nary_rule(&args) {
+                Some(Ok(j)) => (Some(j), None),
+                Some(Err(r)) => (
+                    None,
+                    Some(format!(
+                        "the library raises: its `{}` n-ary rule finds no common dtype of {} and {}",
+                        o.nary.as_ref().map_or("", |n| n.name()),
+                        input.table().name(r.by),
+                        input.table().name(r.dtype)
+                    )),
+                ),
+                None => (None, Some("no operands".into())),
+            }
+        }
         Input::Observed(_) => match input.result_type(&idx) {
             Some(j) => (Some(j), None),
             None => (

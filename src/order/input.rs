@@ -1,7 +1,9 @@
 //! A loaded input file: a policy with its lattice and join table, or an observed table.
 
+use crate::order::dtype_sequence::{Arg, DTypeSequence, Refusal};
 use crate::order::lattice::{JoinTable, Lattice};
 use crate::policy::diag::{Diagnostic, LoadError};
+use crate::policy::nary::NaryRule;
 use crate::policy::observed::{self, Observed};
 use crate::policy::spec::{self, Policy};
 use crate::policy::table::Table;
@@ -131,15 +133,41 @@ impl Input {
         out
     }
 
-    /// The n-ary result of `operands` (indices) as a node: a policy's join; a table's left
-    /// fold. `None` where there is none (undefined or ambiguous).
+    /// The n-ary result of `operands` (indices) as a node: a policy's join; a table's own
+    /// n-ary rule where it declares one (`"nary"`: NumPy's, with each dtype operand a dtype
+    /// argument of `np.result_type` and each Python scalar a value), else its left fold.
+    /// `None` where there is none (undefined, ambiguous, or the library raises).
     pub fn result_type(&self, operands: &[usize]) -> Option<usize> {
         match self {
             Input::Policy { lattice, .. } => lattice.result_type(operands)?.unique(),
-            Input::Observed(o) => {
-                let (&first, rest) = operands.split_first()?;
-                rest.iter().try_fold(first, |acc, &x| o.table.get(acc, x))
-            }
+            Input::Observed(o) => match &o.nary {
+                Some(_) if operands.is_empty() => None,
+                Some(_) => {
+                    let args: Vec<Arg> = operands.iter().map(|&i| Arg::of(&o.table, i)).collect();
+                    self.nary_rule(&args)?.ok()
+                }
+                None => {
+                    let (&first, rest) = operands.split_first()?;
+                    rest.iter().try_fold(first, |acc, &x| o.table.get(acc, x))
+                }
+            },
+        }
+    }
+
+    /// A table's declared n-ary rule over `args` (at least one): the node of the dtype the
+    /// library returns, or why it raises. `None` for a policy or a table without a rule.
+    pub fn nary_rule(&self, args: &[Arg]) -> Option<Result<usize, Refusal>> {
+        let Input::Observed(o) = self else {
+            return None;
+        };
+        match o.nary.as_ref()? {
+            NaryRule::Numpy(classes) => Some(
+                DTypeSequence {
+                    table: &o.table,
+                    classes,
+                }
+                .result_type(args),
+            ),
         }
     }
 }

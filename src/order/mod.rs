@@ -4,5 +4,6 @@
 
 pub(crate) mod bits;
 pub mod categories;
+pub mod dtype_sequence;
 pub(crate) mod input;
 pub(crate) mod lattice;

@@ -267,16 +267,7 @@ pub fn annotations(
                 Input::Policy { policy, .. } => {
                     policy.categories.as_ref().map_or(0..0, |c| c.span.clone())
                 }
-                Input::Observed(o) => o
-                    .triples
-                    .iter()
-                    .find(|t| {
-                        t.operands
-                            .iter()
-                            .map(|&i| o.table.name(i))
-                            .eq(w.operands.iter().map(String::as_str))
-                    })
-                    .map_or(0..0, |t| t.span.clone()),
+                Input::Observed(o) => triple_span(o, &w.operands),
             };
             let show = |x: &Option<String>| x.clone().unwrap_or_else(|| "an error".into());
             out.push(Annotation {
@@ -300,7 +291,45 @@ pub fn annotations(
             });
         }
     }
+    if let (Some(r), Input::Observed(o)) = (checked.rule.as_ref().filter(|r| !r.holds()), input) {
+        for w in r.witnesses.iter().take(witnesses) {
+            let span = triple_span(o, &w.operands);
+            let show = |x: &Option<String>| x.clone().unwrap_or_else(|| "an error".into());
+            out.push(Annotation {
+                path: input.path().to_string(),
+                at: Some(position(&src, span)),
+                severity: Severity::Error,
+                rule: "nary-rule".into(),
+                message: format!(
+                    "{{{}}}: the `{}` n-ary rule gives {}, measured {} ({} of {} differ)",
+                    w.operands.join(", "),
+                    r.rule,
+                    show(&w.rule),
+                    show(&w.order),
+                    r.mismatches,
+                    r.multisets
+                ),
+                related: Vec::new(),
+                properties: json!({
+                    "operands": w.operands, "rule": w.rule, "measured": w.order,
+                }),
+            });
+        }
+    }
     out
+}
+
+/// Where a measured triple of `operands` (names) is written in a table's file.
+fn triple_span(o: &crate::Observed, operands: &[String]) -> std::ops::Range<usize> {
+    o.triples
+        .iter()
+        .find(|t| {
+            t.operands
+                .iter()
+                .map(|&i| o.table.name(i))
+                .eq(operands.iter().map(String::as_str))
+        })
+        .map_or(0..0, |t| t.span.clone())
 }
 
 /// The finding of a file that could not be read.

@@ -145,6 +145,15 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
             s.bad,
             format!("all laws hold, {} denied", plural(denied as u64, "lint")),
         )
+    } else if let Some(r) = c.rule.as_ref().filter(|r| !r.holds()) {
+        (
+            "✗",
+            s.bad,
+            format!(
+                "all laws hold, its `{}` n-ary rule differs from {} of {} measured triples",
+                r.rule, r.mismatches, r.multisets
+            ),
+        )
     } else if let Some(n) = c.nary.as_ref().filter(|n| !n.holds()) {
         (
             "✗",
@@ -172,6 +181,13 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
             n.max_operands
         ),
         _ => String::new(),
+    };
+    let nary = match &c.rule {
+        Some(r) if r.holds() => format!(
+            "{nary}; its `{}` n-ary rule gives all {} measured triples",
+            r.rule, r.multisets
+        ),
+        _ => nary,
     };
     let mut out = format!(
         "{colour}{mark}{} {}{}{} — {kind} `{}`: {shape}; {verdict}{partial}{nary}{}{engines}{}\n",
@@ -284,6 +300,21 @@ pub fn human(c: &Checked, o: ReportOptions) -> String {
                 s.dim,
                 n.mismatches - shown,
                 s.reset
+            );
+        }
+    }
+    if let Some(r) = c.rule.as_ref().filter(|r| !r.holds()) {
+        out += &format!(
+            "  {}error[nary-rule]{}: the `{}` n-ary rule differs from {} of {} measured triples\n",
+            s.bad, s.reset, r.rule, r.mismatches, r.multisets
+        );
+        for w in r.witnesses.iter().take(o.witnesses) {
+            let show = |x: &Option<String>| x.clone().unwrap_or_else(|| "an error".into());
+            out += &format!(
+                "      {{{}}}: the rule gives {}, measured {}\n",
+                w.operands.join(", "),
+                show(&w.rule),
+                show(&w.order)
             );
         }
     }
@@ -403,6 +434,9 @@ pub fn json_file(c: &Checked, o: ReportOptions) -> Value {
     });
     if let Some(n) = &c.nary {
         doc["nary"] = json!(n);
+    }
+    if let Some(r) = &c.rule {
+        doc["nary_rule"] = json!(r);
     }
     doc
 }

@@ -10,6 +10,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::policy::diag::{Diagnostic, LoadError, Source, did_you_mean};
+use crate::policy::nary::{self, NaryRule};
 use crate::policy::table::Table;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +30,8 @@ pub struct Observed {
     pub materialised: Option<Vec<Option<usize>>>,
     /// The n-ary results of three operands (`"triples"`), as the library returns them.
     pub triples: Vec<Triple>,
+    /// The library's own n-ary rule (`"nary"`), where it is not a left fold of the pairs.
+    pub nary: Option<NaryRule>,
 }
 
 /// One measured n-ary result: three operands and the dtype the library returned.
@@ -328,6 +331,9 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                 .with_help("write \"triples\": {\"a|b|c\": result-or-null}"),
         ),
     }
+    let nary = obj
+        .get("nary")
+        .and_then(|v| nary::parse(v, &dtypes, &src, &at, &mut errors));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.line, d.col));
         return Err(LoadError {
@@ -356,6 +362,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
         cell_spans,
         materialised,
         triples,
+        nary,
     })
 }
 

@@ -43,8 +43,7 @@ fn law_counts_equal_properties_json() {
     let tables = props["tables"].as_object().unwrap();
     assert_eq!(tables.len(), 11);
     for (file, p) in tables {
-        let path = format!("observed/{file}");
-        let input = load(&path);
+        let input = crate::load_as_oracle(file);
         let Input::Observed(o) = &input else { panic!() };
         let t = &o.table;
         let want: Vec<&str> = p["dtypes_analysed"]

@@ -121,7 +121,7 @@ fn numpy_table_every_witness_from_z3(file: &str) {
         &std::fs::read_to_string(root().join("tests/data/oracle/properties.json")).unwrap(),
     )
     .unwrap();
-    let input = load(&format!("observed/{file}"));
+    let input = crate::load_as_oracle(file);
     let sets = assert_engines_agree(&input);
     let p = &props["tables"][file];
     let count = |law| sets.get(&law).map_or(0, |w| w.len() as u64);

@@ -1,0 +1,186 @@
+//! A measured table's declared n-ary rule: NumPy's `np.result_type` (its DType-sequence
+//! promotion) against what NumPy 2.4.6 + ml_dtypes 0.6.0 returned, measured by
+//! `scripts/dump_table.py numpy-result-type` (every pair and triple of 34 dtypes and four
+//! Python scalars) and `scripts/oracle_numpy_result_type.py` (20,000 random argument lists
+//! mixing dtype objects, arrays and Python scalars).
+
+use typejoin::{Arg, CheckConfig, Engine, Input, Refusal};
+
+use crate::{load, root};
+
+const TABLE: &str = "observed/numpy_result_type.json";
+
+fn node(input: &Input, name: &str) -> usize {
+    input
+        .table()
+        .index_of(name)
+        .unwrap_or_else(|| panic!("{name} is not in {TABLE}"))
+}
+
+#[test]
+fn numpy_rule_gives_every_measured_triple() {
+    let input = load(TABLE);
+    let checked = typejoin::check(
+        &input,
+        CheckConfig {
+            engine: Engine::Exhaustive,
+            ..CheckConfig::default()
+        },
+    )
+    .unwrap();
+    let rule = checked.rule.as_ref().expect("the table declares `numpy`");
+    assert_eq!(
+        (rule.rule, rule.multisets, rule.mismatches),
+        ("numpy", 54_872, 0)
+    );
+    // NumPy is not a lattice, and its n-ary rule is not the fold of its pairs: check says so.
+    let fold = checked.nary.as_ref().expect("measured triples");
+    assert_eq!((fold.multisets, fold.mismatches), (54_872, 7_191));
+    assert!(checked.failed());
+}
+
+#[test]
+fn numpy_rule_answers_random_argument_lists_as_measured() {
+    let input = load(TABLE);
+    let text =
+        std::fs::read_to_string(root().join("tests/data/numpy/result_type_cases.jsonl")).unwrap();
+    let mut cases = 0;
+    let mut differ = Vec::new();
+    for line in text.lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let args: Vec<Arg> = v["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                let i = node(&input, a[1].as_str().unwrap());
+                match a[0].as_str().unwrap() {
+                    "dtype" => Arg::DType(i),
+                    _ => Arg::Value(i),
+                }
+            })
+            .collect();
+        let want = v["result"].as_str().map(|r| node(&input, r));
+        let got = input.nary_rule(&args).unwrap().ok();
+        cases += 1;
+        if got != want {
+            differ.push(line.to_string());
+        }
+    }
+    assert_eq!(cases, 20_000);
+    assert!(
+        differ.is_empty(),
+        "{} differ, e.g. {:?}",
+        differ.len(),
+        &differ[..differ.len().min(5)]
+    );
+}
+
+#[test]
+fn numpy_rule_orders_dtype_arguments_first_and_refuses_as_numpy_does() {
+    let input = load(TABLE);
+    let n = |s: &str| node(&input, s);
+    let rt = |args: &[Arg]| input.nary_rule(args).unwrap();
+    // The issue's witnesses: not the fold of the pairs.
+    let dtypes = |names: &[&str]| {
+        names
+            .iter()
+            .map(|s| Arg::of(input.table(), n(s)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rt(&dtypes(&["uint8", "int8", "float16"])), Ok(n("float16")));
+    assert_eq!(rt(&dtypes(&["i*", "i*", "int16"])), Ok(n("int16")));
+    // np.result_type(False, bfloat16, 0): every pair promotes, the three do not. NumPy reduces
+    // to the Python int, promotes bool (int64) and bfloat16 by it, and "the DTypes Int64DType
+    // and bfloat16 do not have a common DType".
+    assert_eq!(
+        rt(&dtypes(&["b*", "bfloat16", "i*"])),
+        Err(Refusal {
+            dtype: n("bfloat16"),
+            by: n("int64")
+        })
+    );
+    // A dtype argument goes before the values, an array keeps its place:
+    // np.result_type(np.dtype(uint1), 0, np.dtype(bool)) is int64,
+    // np.result_type(np.zeros(1, uint1), 0, np.zeros(1, bool)) uint8.
+    assert_eq!(rt(&dtypes(&["uint1", "i*", "bool"])), Ok(n("int64")));
+    let values = [n("uint1"), n("i*"), n("bool")].map(Arg::Value);
+    assert_eq!(rt(&values), Ok(n("uint8")));
+    // One operand is its dtype; Python scalars alone their default.
+    assert_eq!(rt(&dtypes(&["f*"])), Ok(n("float64")));
+    assert_eq!(rt(&dtypes(&["i*", "f*", "c*"])), Ok(n("complex128")));
+}
+
+#[test]
+fn a_bad_nary_declaration_names_the_key() {
+    let text = std::fs::read_to_string(root().join(TABLE)).unwrap();
+    let bad = text.replacen("\"rule\": \"numpy\"", "\"rule\": \"numpi\"", 1);
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(e.contains("unknown n-ary rule `numpi`"), "{e}");
+    assert!(e.contains("t.json:"), "{e}");
+    let bad = text.replacen("\"user\": 256", "\"user\": 25", 1);
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(
+        e.contains("`bfloat16`: user type number 25 is below 256"),
+        "{e}"
+    );
+}
+
+#[test]
+fn result_type_on_the_numpy_table_runs_numpys_rule() {
+    let run = |ops: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .current_dir(root())
+            .args(["result-type", TABLE])
+            .args(ops)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap() + &String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    assert_eq!(
+        run(&["uint8", "int8", "float16"]),
+        (Some(0), "uint8 ∨ int8 ∨ float16 = float16\n".into())
+    );
+    assert_eq!(
+        run(&["i*", "i*", "int16"]),
+        (Some(0), "i* ∨ i* ∨ int16 = int16\n".into())
+    );
+    let (code, out) = run(&["b*", "bfloat16", "i*"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("its `numpy` n-ary rule finds no common dtype of int64 and bfloat16"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_triple_the_rule_does_not_give_fails_check_with_its_witness() {
+    let text = std::fs::read_to_string(root().join(TABLE)).unwrap();
+    let bad = text.replacen(
+        "\"uint8|int8|float16\": \"float16\"",
+        "\"uint8|int8|float16\": \"float32\"",
+        1,
+    );
+    assert_ne!(bad, text);
+    let input = Input::parse(TABLE, &bad).unwrap();
+    let checked = typejoin::check(&input, CheckConfig::with(Engine::Exhaustive)).unwrap();
+    let rule = checked.rule.as_ref().unwrap();
+    assert_eq!(rule.mismatches, 1);
+    let human = typejoin::render::human(
+        &checked,
+        typejoin::render::ReportOptions {
+            witnesses: 3,
+            verbose: false,
+            color: false,
+        },
+    );
+    assert!(
+        human.contains(
+            "error[nary-rule]: the `numpy` n-ary rule differs from 1 of 54872 measured triples\n      {uint8, int8, float16}: the rule gives float16, measured float32\n"
+        ),
+        "{human}"
+    );
+}
