@@ -191,10 +191,7 @@ pub fn exit_code(checked: &[Checked], input_errors: bool) -> u8 {
 pub fn check(input: &Input, opts: Options) -> Result<Checked, CheckError> {
     opts.available()?;
     let (report, warnings) = laws(input, opts)?;
-    let rule = match input {
-        Input::Observed(o) => crate::order::dtype_sequence::verify(o),
-        Input::Policy { .. } => None,
-    };
+    let rule = input.verify_rule();
     let (lints, nary) = match input {
         Input::Policy {
             policy,

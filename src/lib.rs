@@ -74,7 +74,7 @@ pub use numeric::op;
 pub use policy::diag::{
     Diagnostic, LoadError, MAX_ERRORS, SNIPPET_CHARS, Style, decode, did_you_mean,
 };
-pub use policy::nary::{NaryRule, NumpyClass, NumpyKind};
+pub use policy::nary::{NaryRule, NumpyClass, NumpyKind, TorchKind};
 pub use policy::observed::Observed;
 pub use policy::provenance::Provenance;
 pub use policy::spec::Policy;

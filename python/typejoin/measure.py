@@ -334,12 +334,9 @@ def dump_torch_categories_float64():
     return doc
 
 
-def dump_torch_categories():
-    """Every torch dtype as a dimensioned tensor (`int8`) and a zero-dim tensor (`int8@0d`),
-    with the Python scalars False, 0, 0.0, 0j (`b*`, `i*`, `f*`, `c*`): torch.result_type of
-    every pair, and the n-ary result of every triple of tensor operands over TORCH_CORE."""
-    import itertools
-
+def torch_dtypes():
+    """Every dtype of TORCH_ORDER the installed torch has and can make a tensor of, by
+    typejoin name, in table order."""
     import torch
 
     dtypes = {}
@@ -353,7 +350,19 @@ def dump_torch_categories():
             except Exception:
                 continue
             dtypes[n] = d
-    names = [n for n in TORCH_ORDER if n in dtypes]
+    return dtypes
+
+
+def dump_torch_categories():
+    """Every torch dtype as a dimensioned tensor (`int8`) and a zero-dim tensor (`int8@0d`),
+    with the Python scalars False, 0, 0.0, 0j (`b*`, `i*`, `f*`, `c*`): torch.result_type of
+    every pair, and the n-ary result of every triple of tensor operands over TORCH_CORE."""
+    import itertools
+
+    import torch
+
+    dtypes = torch_dtypes()
+    names = list(dtypes)
     by_dtype = {d: n for n, d in dtypes.items()}
     scalars = [("b*", False), ("i*", 0), ("f*", 0.0), ("c*", 0j)]
     operands = [x for n in names for x in (n, f"{n}@0d")] + [w for w, _ in scalars]
@@ -410,6 +419,11 @@ def dump_torch_categories():
         "result": result,
         "triples": triples,
         "errors": errors,
+        "nary": {
+            "rule": "torch",
+            "floating": [n for n in names if dtypes[n].is_floating_point],
+            "complex": [n for n in names if dtypes[n].is_complex],
+        },
         "notes": [
             "result[a][b] = torch.result_type(A, B): A = torch.empty(2, dtype=a) for `a`, "
             "torch.empty((), dtype=a) for `a@0d`, the Python scalar False/0/0.0/0j for "
@@ -417,6 +431,9 @@ def dump_torch_categories():
             "triples[a|b|c] = torch.addcmul(A, B, C).dtype on the meta device, over the "
             "dtypes the categories form a lattice on, in both tensor categories; with a Python "
             "scalar among them, torch._prims_common.elementwise_dtypes(A, B, C) (DEFAULT).",
+            "nary: PyTorch's own n-ary rule, at::native::result_type by operand category "
+            "(docs/policy-kinds.md); floating and complex are the dtypes whose torch.dtype "
+            "is_floating_point and is_complex.",
         ],
     }
 

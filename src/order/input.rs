@@ -1,7 +1,9 @@
 //! A loaded input file: a policy with its lattice and join table, or an observed table.
 
+use crate::order::categories::{RuleCheck, RuleMismatch};
 use crate::order::dtype_sequence::{Arg, DTypeSequence, Refusal};
 use crate::order::lattice::{JoinTable, Lattice};
+use crate::order::result_type_state::ResultTypeState;
 use crate::policy::diag::{Diagnostic, LoadError};
 use crate::policy::nary::NaryRule;
 use crate::policy::observed::{self, Observed};
@@ -135,7 +137,8 @@ impl Input {
 
     /// The n-ary result of `operands` (indices) as a node: a policy's join; a table's own
     /// n-ary rule where it declares one (`"nary"`: NumPy's, with each dtype operand a dtype
-    /// argument of `np.result_type` and each Python scalar a value), else its left fold.
+    /// argument of `np.result_type` and each Python scalar a value; PyTorch's by category),
+    /// else its left fold.
     /// `None` where there is none (undefined, ambiguous, or the library raises).
     pub fn result_type(&self, operands: &[usize]) -> Option<usize> {
         match self {
@@ -168,6 +171,66 @@ impl Input {
                 }
                 .result_type(args),
             ),
+            NaryRule::Torch(kinds) => {
+                let nodes: Vec<usize> = args
+                    .iter()
+                    .map(|a| match *a {
+                        Arg::DType(i) | Arg::Value(i) => i,
+                    })
+                    .collect();
+                Some(
+                    ResultTypeState {
+                        table: &o.table,
+                        materialised: o.materialised.as_deref(),
+                        kinds,
+                    }
+                    .result_type(&nodes),
+                )
+            }
         }
+    }
+
+    /// A table's declared n-ary rule against its measured triples (each operand read by
+    /// [`Arg::of`]): `None` without a rule or triples. A mismatch's `rule` is what the rule
+    /// gives, `order` and `node` what the library returned.
+    pub fn verify_rule(&self) -> Option<RuleCheck> {
+        let Input::Observed(o) = self else {
+            return None;
+        };
+        let rule = o.nary.as_ref()?;
+        if o.triples.is_empty() {
+            return None;
+        }
+        let t = &o.table;
+        let mut sorted: Vec<&crate::policy::observed::Triple> = o.triples.iter().collect();
+        let rank = crate::numeric::dtype::Simplicity::of(t.names());
+        sorted.sort_by_cached_key(|x| rank.key(&x.operands));
+        let (mut mismatches, mut witnesses) = (0u64, Vec::new());
+        for x in sorted {
+            let got = self
+                .nary_rule(&x.operands.map(|i| Arg::of(t, i)))
+                .and_then(Result::ok);
+            if got != x.result {
+                mismatches += 1;
+                if witnesses.len() < 3 {
+                    let name = |i: Option<usize>| i.map(|i| t.name(i).to_string());
+                    witnesses.push(RuleMismatch {
+                        operands: x.operands.iter().map(|&i| t.name(i).to_string()).collect(),
+                        rule: name(got),
+                        order: name(x.result),
+                        node: name(x.result),
+                    });
+                }
+            }
+        }
+        Some(RuleCheck {
+            rule: rule.name(),
+            derived: false,
+            aliases: Vec::new(),
+            max_operands: 3,
+            multisets: o.triples.len() as u64,
+            mismatches,
+            witnesses,
+        })
     }
 }

@@ -7,3 +7,4 @@ pub mod categories;
 pub mod dtype_sequence;
 pub(crate) mod input;
 pub(crate) mod lattice;
+pub mod result_type_state;

@@ -14,6 +14,10 @@ use crate::policy::diag::{Diagnostic, Source};
 pub enum NaryRule {
     /// NumPy's DType-sequence promotion; the class of each operand of the table, by index.
     Numpy(Vec<NumpyClass>),
+    /// PyTorch's `at::native::result_type`: each operand category (dimensioned `int8`,
+    /// zero-dim `int8@0d`, wrapped Python number `i*`) folded with `promoteTypes`, then the
+    /// categories combined; the kind of each of the table's operands, by index.
+    Torch(Vec<TorchKind>),
 }
 
 impl NaryRule {
@@ -21,8 +25,19 @@ impl NaryRule {
     pub fn name(&self) -> &'static str {
         match self {
             NaryRule::Numpy(_) => "numpy",
+            NaryRule::Torch(_) => "torch",
         }
     }
+}
+
+/// What c10 says of a dtype in `combine_categories`: `isComplexType`, `isFloatingType`
+/// (float8 and the packed float4 included), `Bool`, or none of those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TorchKind {
+    Bool,
+    Floating,
+    Complex,
+    Other,
 }
 
 /// The category NumPy's promotion functions test a DType for (`PyTypeNum_ISINTEGER`, …), and
@@ -58,10 +73,11 @@ pub(crate) fn parse(
     let rule = value.get("rule").and_then(Value::as_str);
     match rule {
         Some("numpy") => {}
+        Some("torch") => return torch(value, names, src, at, errors),
         Some(other) => {
             errors.push(
                 src.error(at(&["nary", "rule"]), format!("unknown n-ary rule `{other}`"))
-                    .with_help("the rules typejoin evaluates: \"numpy\" (np.result_type's DType-sequence promotion); omit `nary` for a left fold of the pairs"),
+                    .with_help("the rules typejoin evaluates: \"numpy\" (np.result_type's DType-sequence promotion), \"torch\" (at::native::result_type by operand category); omit `nary` for a left fold of the pairs"),
             );
             return None;
         }
@@ -152,4 +168,66 @@ fn class(v: &Value) -> Result<NumpyClass, String> {
         Some(k) => Err(format!("`python` must be int, float or complex, not `{k}`")),
         None => Err("not a class".into()),
     }
+}
+
+/// The `torch` rule's `"floating"` and `"complex"` lists (dtype names): every other operand's
+/// kind follows from its dtype (`bool`) or is none of them.
+fn torch(
+    value: &Value,
+    names: &[String],
+    src: &Source,
+    at: &dyn Fn(&[&str]) -> std::ops::Range<usize>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<NaryRule> {
+    let before = errors.len();
+    let mut list = |key: &str| -> Vec<String> {
+        let Some(items) = value.get(key).and_then(Value::as_array) else {
+            errors.push(
+                src.error(at(&["nary"]), format!("the `torch` rule needs `{key}`: a list of dtype names"))
+                    .with_help("write \"floating\": [\"float16\", …], \"complex\": [\"complex64\", …] (torch.dtype's is_floating_point and is_complex; scripts/dump_table.py torch-categories measures them)"),
+            );
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let name = v.as_str().filter(|n| names.iter().any(|x| x == n));
+                if name.is_none() {
+                    errors.push(
+                        src.error(
+                            at(&["nary", key, &format!("#{i}")]),
+                            format!("`{key}` entry {v} is not one of `dtypes`"),
+                        )
+                        .with_help("list dtype names of the table"),
+                    );
+                }
+                name.map(str::to_string)
+            })
+            .collect()
+    };
+    let (floating, complex) = (list("floating"), list("complex"));
+    if errors.len() > before {
+        return None;
+    }
+    let kinds = names
+        .iter()
+        .map(|n| {
+            let base = crate::numeric::dtype::split_category(n).0;
+            let base = match base {
+                "b*" => "bool",
+                b => b,
+            };
+            if complex.iter().any(|c| c == base) {
+                TorchKind::Complex
+            } else if floating.iter().any(|f| f == base) {
+                TorchKind::Floating
+            } else if base == "bool" {
+                TorchKind::Bool
+            } else {
+                TorchKind::Other
+            }
+        })
+        .collect();
+    Some(NaryRule::Torch(kinds))
 }
