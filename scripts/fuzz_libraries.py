@@ -4,7 +4,7 @@ process against a live library and through `typejoin run`, the differences group
 with the smallest reproducer of each. Usage, from the repository root, in an environment that
 has the library (build the binary first: cargo build --release):
 
-    scripts/fuzz_libraries.py torch|tensorflow [--seed S] [--cases N] [--bin PATH]
+    scripts/fuzz_libraries.py torch|tensorflow|jax [--seed S] [--cases N] [--bin PATH]
                               [--record STEM]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
@@ -12,7 +12,8 @@ dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-di
 numbers (edge values: ±0, ±inf, NaN, subnormals, integer limits, Python ints past 64 bits);
 the op called as a user calls it (scripts/oracle_torch.py and oracle_tensorflow.py: `torch.add(a,
 b)`, a Python number first through the operator; `tf.add`, `tnp.less`, `tf.clip_by_value`
-under NumPy behaviour). A case differs when the result dtype, a value (NaN payloads
+under NumPy behaviour; `jnp.add(a, b)`, `jnp.clip(x, min=lo, max=hi)` with x64 on the CPU,
+scripts/fuzz_adapter_jax.py). A case differs when the result dtype, a value (NaN payloads
 aside: both sides are canonical) or the raising differs.
 
 Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
@@ -37,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.simplefilter("ignore")
 
 parser = argparse.ArgumentParser()
-parser.add_argument("library", choices=["torch", "tensorflow"])
+parser.add_argument("library", choices=["torch", "tensorflow", "jax"])
 parser.add_argument("--seed", type=int, default=None)
 parser.add_argument("--cases", type=int, default=2000)
 parser.add_argument("--bin", default="target/release/typejoin")
@@ -56,6 +57,11 @@ if args.library == "torch":
     Tensor, name_of, clip_fn = torch.Tensor, lib.name_of, torch.clamp
     dims = lambda t: t.dim()  # noqa: E731
     version = torch.__version__
+elif args.library == "jax":
+    import fuzz_adapter_jax as lib  # noqa: E402 (needs jax)
+
+    Tensor, clip_fn, name_of, version = lib.Array, lib.clip, lib.name_of, lib.version
+    dims = lambda t: t.ndim  # noqa: E731
 else:
     import oracle_tensorflow as lib  # noqa: E402 (needs tensorflow)
 
@@ -103,7 +109,7 @@ def draw():
     xs = [operand(n, s) for n, s in zip(names, shapes)]
     if op == "clip":
         return op, xs, lambda: clip_fn(*xs)
-    if args.library == "tensorflow":
+    if args.library in ("tensorflow", "jax"):
         fn = lib.BINARY[op]
         return op, xs, lambda: fn(*xs)
     if op in ("maximum", "minimum") and None in shapes:
@@ -154,6 +160,55 @@ def place(op, xs, index):
     return ""
 
 
+def cause(op, xs, index, got):
+    """JAX (XLA on the CPU): why a value differs at `index`, where the cause is one of XLA's
+    known ones: a subnormal operand element or result flushed to zero, or a complex
+    maximum/minimum of a NaN (which XLA does not propagate); else ''."""
+    if args.library != "jax":
+        return ""
+    import numpy as np
+
+    arrays = [np.asarray(x) for x in xs if isinstance(x, Tensor)]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+
+    def subnormal(v):
+        v = np.asarray(v)
+        parts = [v.real, v.imag] if v.dtype.kind == "c" else [v]
+        out = False
+        for p in parts:
+            if p.dtype.kind != "f" and p.dtype.name != "bfloat16":
+                continue
+            f = p.astype(np.float64)
+            tiny = {"float16": 2.0 ** -14, "bfloat16": 2.0 ** -126, "float32": 2.0 ** -126,
+                    "float64": 2.0 ** -1022}.get(p.dtype.name, 0.0)
+            out |= bool(f != 0 and abs(f) < tiny)
+        return out
+
+    elems = []
+    for x in xs:
+        if isinstance(x, Tensor):
+            elems.append(np.broadcast_to(np.asarray(x), shape).reshape(-1)[index])
+        elif isinstance(x, float):
+            elems.append(np.float64(x))
+    if any(subnormal(e) for e in elems):
+        return "flushed subnormal operand"
+    dtype = lib.dt(got["dtype"])
+    b = got["bits"][index]
+    unit = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+    if dtype.kind == "c":
+        half = unit[dtype.itemsize // 2]
+        val = np.array(b, dtype=half).view(np.float32 if dtype.itemsize == 8 else np.float64)
+        if subnormal(val[0]) or subnormal(val[1]):
+            return "flushed subnormal result"
+    elif dtype.kind == "f" or dtype.name == "bfloat16":
+        if subnormal(np.array([b], dtype=unit[dtype.itemsize]).view(dtype)[0]):
+            return "flushed subnormal result"
+    if op in ("maximum", "minimum") and dtype.kind == "c":
+        if any(np.isnan(np.asarray(e).astype(np.complex128)) for e in elems):
+            return "complex NaN not propagated"
+    return ""
+
+
 def main():
     cases, expected, calls = [], [], []
     while len(cases) < args.cases:
@@ -182,7 +237,7 @@ def main():
             what, index = f"dtype: library {want['dtype']}, typejoin {got['dtype']}", None
         elif want["bits"] != got["bits"]:
             index = next(i for i, (a, b) in enumerate(zip(want["bits"], got["bits"])) if a != b)
-            what = "value " + place(op, xs, index)
+            what = "value " + (place(op, xs, index) or cause(op, xs, index, got))
         else:
             continue
         key = (op, what.strip(), signature(xs), want.get("dtype", ""))
@@ -195,8 +250,13 @@ def main():
             if size < best[1]:
                 best[1:] = [size, case, want, got]
     differing = sum(c[0] for c in classes.values())
+    by_what = {}
+    for key, c in classes.items():
+        by_what[key[1]] = by_what.get(key[1], 0) + c[0]
     print(f"{args.library} {version}, seed {seed}: {len(cases)} cases, {differing} differ, "
           f"{len(classes)} classes")
+    for what, n in sorted(by_what.items(), key=lambda kv: -kv[1]):
+        print(f"{n:6}  {what}")
     for key, (n, _, case, want, got) in sorted(classes.items(), key=lambda kv: -kv[1][0])[
             :args.show]:
         print(f"{n:6}  {key[0]}({key[2]}) -> {key[3] or '-'}: {key[1]}")
