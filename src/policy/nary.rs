@@ -1,9 +1,12 @@
 //! A library's own n-ary promotion rule, declared by a measured table (`"nary"`,
 //! docs/policy-kinds.md): what the library does with more than two operands when that is not a
-//! fold of its pairs. The declaration is data; `order::dtype_sequence` evaluates it.
+//! fold of its pairs. The declaration is data; `order::dtype_sequence` (`numpy`) and
+//! `order::result_type_state` (`torch`) evaluate it.
 //!
-//! One rule today: `numpy`, NumPy's `PyArray_PromoteDTypeSequence` (`np.result_type`, the
-//! ufuncs' promotion), which needs each operand's DType class as NumPy sees it.
+//! Two rules: `numpy`, NumPy's `PyArray_PromoteDTypeSequence` (`np.result_type`, the ufuncs'
+//! promotion), which needs each operand's DType class as NumPy sees it; `torch`, PyTorch's
+//! `at::native::result_type` by operand category, which needs the dtypes c10 calls floating
+//! and complex.
 
 use serde_json::Value;
 
