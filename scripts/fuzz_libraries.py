@@ -4,7 +4,7 @@ process against a live library and through `typejoin run`, the differences group
 with the smallest reproducer of each. Usage, from the repository root, in an environment that
 has the library (build the binary first: cargo build --release):
 
-    scripts/fuzz_libraries.py torch|tensorflow|jax [--seed S] [--cases N] [--bin PATH]
+    scripts/fuzz_libraries.py torch|tensorflow|jax|numpy [--seed S] [--cases N] [--bin PATH]
                               [--record STEM]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
@@ -13,7 +13,8 @@ numbers (edge values: ±0, ±inf, NaN, subnormals, integer limits, Python ints p
 the op called as a user calls it (scripts/oracle_torch.py and oracle_tensorflow.py: `torch.add(a,
 b)`, a Python number first through the operator; `tf.add`, `tnp.less`, `tf.clip_by_value`
 under NumPy behaviour; `jnp.add(a, b)`, `jnp.clip(x, min=lo, max=hi)` with x64 on the CPU,
-scripts/fuzz_adapter_jax.py). A case differs when the result dtype, a value (NaN payloads
+scripts/fuzz_adapter_jax.py; `np.add(a, b)`, `np.clip(x, lo, hi)` with ml_dtypes' types,
+scripts/fuzz_adapter_numpy.py). A case differs when the result dtype, a value (NaN payloads
 aside: both sides are canonical) or the raising differs.
 
 Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
@@ -38,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.simplefilter("ignore")
 
 parser = argparse.ArgumentParser()
-parser.add_argument("library", choices=["torch", "tensorflow", "jax"])
+parser.add_argument("library", choices=["torch", "tensorflow", "jax", "numpy"])
 parser.add_argument("--seed", type=int, default=None)
 parser.add_argument("--cases", type=int, default=2000)
 parser.add_argument("--bin", default="target/release/typejoin")
@@ -57,6 +58,11 @@ if args.library == "torch":
     Tensor, name_of, clip_fn = torch.Tensor, lib.name_of, torch.clamp
     dims = lambda t: t.dim()  # noqa: E731
     version = torch.__version__
+elif args.library == "numpy":
+    import fuzz_adapter_numpy as lib  # noqa: E402 (needs numpy and ml_dtypes)
+
+    Tensor, clip_fn, name_of, version = lib.Array, lib.clip, lib.name_of, lib.version
+    dims = lambda t: t.ndim  # noqa: E731
 elif args.library == "jax":
     import fuzz_adapter_jax as lib  # noqa: E402 (needs jax)
 
@@ -109,6 +115,9 @@ def draw():
     xs = [operand(n, s) for n, s in zip(names, shapes)]
     if op == "clip":
         return op, xs, lambda: clip_fn(*xs)
+    if args.library == "numpy":
+        fn = lib.BINARY[op]
+        return op, xs, lambda: lib.call(fn, *xs)
     if args.library in ("tensorflow", "jax"):
         fn = lib.BINARY[op]
         return op, xs, lambda: fn(*xs)

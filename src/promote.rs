@@ -8,6 +8,20 @@ use crate::numeric::op::{Kinds, OpId, Semantics};
 /// "No join" in a generated table.
 pub const UNDEFINED: u8 = u8::MAX;
 
+/// A cell of a loop table (`Generated::loops`): a mixed loop whose operands keep their own
+/// dtypes (NumPy 2 compares int64 with uint64 exactly).
+pub const MIXED: u8 = u8::MAX - 1;
+
+/// How a policy promotes more than two operands (`clip`, `where`).
+#[derive(Debug, Clone, Copy)]
+pub enum Nary {
+    /// A fold of the join table: the n-ary join, for a lattice.
+    Fold,
+    /// NumPy's DType-sequence promotion (`order::dtype_sequence`) over the pairs, with each
+    /// node's DType class.
+    Numpy(&'static [crate::policy::nary::NumpyClass]),
+}
+
 /// A promotion policy in the form codegen writes it.
 #[derive(Debug)]
 pub struct Generated {
@@ -48,6 +62,15 @@ pub struct Generated {
     pub canonical: &'static [(DType, DType)],
     /// The kernels' conventions (`[kernels]`).
     pub semantics: Semantics,
+    /// Ops whose loop is not the join (a measured library's `kernels.loops`): for each, the
+    /// node every pair computes in (`a * n + b`; `UNDEFINED`: no loop, `MIXED`: each operand in
+    /// its own dtype). Empty for a lattice policy.
+    pub loops: &'static [(OpId, &'static [u8])],
+    /// The node `sum` accumulates each node in (a measured library's `kernels.sum`); empty:
+    /// the `sum_lowest` rule.
+    pub sum_acc: &'static [u8],
+    /// The n-ary rule.
+    pub nary: Nary,
 }
 
 /// An operand's place in the policy: an array's dtype, or a weak Python scalar.
@@ -81,6 +104,18 @@ pub enum Failure {
     NoJoin,
     /// The result dtype has no array type in the reference kernels (PyTorch's complex32).
     NoArrayType,
+    /// The library's op has no loop for the operands (a measured library's table).
+    Refused,
+}
+
+/// The pairs NumPy's n-ary rule reads (`order::dtype_sequence`).
+impl crate::order::dtype_sequence::Pairs for Generated {
+    fn pair(&self, a: usize, b: usize) -> Option<usize> {
+        match self.join[a * self.n() + b] {
+            UNDEFINED => None,
+            r => Some(r as usize),
+        }
+    }
 }
 
 impl Generated {
@@ -183,11 +218,34 @@ impl Generated {
     /// The n-ary result dtype of `operands` (`clip(x, lo, hi)`): the join of all their nodes,
     /// not a fold of materialised binary results (`int8, f*, bfloat16` is bfloat16 in JAX,
     /// where folding through `int8 ∨ f*` = float64 would give float64). A fold over the join
-    /// table is the n-ary join, since generated policies are lattices.
+    /// table is the n-ary join, since generated lattice policies are lattices; a library
+    /// table declares its own rule (`Nary::Numpy`).
     pub fn nary_type(&self, operands: &[Operand]) -> Result<DType, PromotionError> {
         let Some((&first, rest)) = operands.split_first() else {
             return Err(PromotionError("no operands".into(), Failure::NoJoin));
         };
+        if let Nary::Numpy(classes) = self.nary {
+            use crate::order::dtype_sequence::{Arg, DTypeSequence};
+            let nodes = operands
+                .iter()
+                .map(|&o| self.index(o).map(Arg::Value))
+                .collect::<Result<Vec<_>, _>>()?;
+            let rule = DTypeSequence {
+                table: self,
+                classes,
+            };
+            return match rule.result_type(&nodes) {
+                Ok(r) => self.concrete(r),
+                Err(refusal) => Err(PromotionError(
+                    format!(
+                        "no promotion for {} and {} in the {} policy (NumPy's promotion of the \
+                         operands refuses them); cast one operand explicitly",
+                        self.dtypes[refusal.by], self.dtypes[refusal.dtype], self.name
+                    ),
+                    Failure::NoJoin,
+                )),
+            };
+        }
         let mut j = self.index(first)?;
         for &o in rest {
             let k = self.index(o)?;
@@ -207,6 +265,60 @@ impl Generated {
         self.concrete(j)
     }
 
+    /// The loop `op` computes `a` and `b` in, where the policy lists one (a measured
+    /// library's): `Ok(None)` for a mixed loop, an error where the library has none.
+    fn loop_of(
+        &self,
+        op: OpId,
+        a: Operand,
+        b: Operand,
+    ) -> Option<Result<Option<DType>, PromotionError>> {
+        let (_, table) = self.loops.iter().find(|(o, _)| *o == op)?;
+        let (i, j) = match (self.index(a), self.index(b)) {
+            (Ok(i), Ok(j)) => (i, j),
+            (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+        };
+        Some(match table[i * self.n() + j] {
+            UNDEFINED => Err(PromotionError(
+                format!(
+                    "{} has no loop for {} and {} in the {} policy's library (it raises \
+                     TypeError); cast the operands to a dtype it computes in",
+                    op.name(),
+                    self.dtypes[i],
+                    self.dtypes[j],
+                    self.name
+                ),
+                Failure::Refused,
+            )),
+            MIXED => Ok(None),
+            c => self.concrete(c as usize).map(Some),
+        })
+    }
+
+    /// The dtype of `op`'s measured loop for `a` and `b` (`None`: no measured loop, or a
+    /// mixed one, which computes in the join's place).
+    fn measured_loop(
+        &self,
+        op: OpId,
+        a: Operand,
+        b: Operand,
+    ) -> Result<Option<DType>, PromotionError> {
+        Ok(self.loop_of(op, a, b).transpose()?.flatten())
+    }
+
+    /// Whether the policy lists `op`'s loops (a measured library's table): a weak scalar then
+    /// converts to the loop's dtype directly (`np.true_divide(int8, 300)` is 1/300 in float64,
+    /// not an overflow of int8).
+    pub fn measures(&self, op: OpId) -> bool {
+        self.loops.iter().any(|(o, _)| *o == op)
+    }
+
+    /// Whether `op` compares `a` and `b` in a mixed loop, each in its own dtype (NumPy 2's
+    /// int64 against uint64).
+    pub fn mixed_loop(&self, op: OpId, a: Operand, b: Operand) -> bool {
+        matches!(self.loop_of(op, a, b), Some(Ok(None)))
+    }
+
     /// The result dtype of a binary elementwise op on `a` and `b` before op rules.
     pub fn result_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
         self.concrete(self.join_index(a, b)?)
@@ -215,6 +327,9 @@ impl Generated {
     /// The computation (and result) dtype of `op` on `a` and `b` before kind checks: the join,
     /// or the op's `bool_result` when that join is bool (JAX floors bools as int32).
     pub fn op_type(&self, op: OpId, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+        if let Some(c) = self.measured_loop(op, a, b)? {
+            return Ok(c);
+        }
         let j = self.join_index(a, b)?;
         match self.op_bool_result.iter().find(|(o, _)| *o == op) {
             Some(&(_, r)) if self.concrete(j)? == DType::Bool => self.concrete(r as usize),
@@ -225,6 +340,9 @@ impl Generated {
     /// The result dtype of `true_divide`: the join, with integer and bool results replaced
     /// by the policy's rule.
     pub fn true_divide_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
+        if let Some(c) = self.measured_loop(OpId::of("true_divide"), a, b)? {
+            return Ok(c);
+        }
         let j = self.join_index(a, b)?;
         match self.true_divide[j] {
             UNDEFINED => self.concrete(j),
@@ -243,8 +361,16 @@ impl Generated {
     /// (`lowest_unsigned` for an unsigned `d`, when set) when `d` is below it (`d ∨ lowest =
     /// lowest`) or is bool or a narrower integer of at least a byte (JAX's strict policy, where
     /// no two dtypes join, still sums int8 in int64), else `d`. Sub-byte integers keep the
-    /// join's rule: JAX refuses to sum them, ml_dtypes sums them in their own type.
+    /// join's rule: JAX refuses to sum them, ml_dtypes sums them in their own type. A measured
+    /// library's table gives each dtype's accumulator instead (`sum_acc`).
     pub fn sum_type(&self, d: DType) -> Result<DType, PromotionError> {
+        if !self.sum_acc.is_empty() {
+            let i = self.index(Operand::Array(d))?;
+            return match self.sum_acc[i] {
+                UNDEFINED => Ok(d),
+                acc => self.concrete(acc as usize),
+            };
+        }
         let low = match d {
             DType::Int { signed: false, .. } => self.sum_lowest_unsigned.or(self.sum_lowest),
             _ => self.sum_lowest,

@@ -174,3 +174,21 @@ def test_other_byte_orders_and_unaligned_operands_are_copied_first():
         ref.add(np.ones(3, np.float32), 1.0, out=np.empty(3, ">f4"))
     with pytest.raises(ValueError, match="no typejoin dtype"):
         ref.add(np.array(["a"]), 1)
+
+
+def test_the_default_policy_is_numpy_as_measured():
+    # NumPy 2.4.6: int32 + float32 is float64 (the jax policy: float32); bfloat16 + a Python
+    # float computes in float32 (ml_dtypes' loop); int64 < uint64 compares exactly; an int8
+    # array against 300 compares by value.
+    r = ref.add(np.array([1], np.int32), np.array([1.5], np.float32))
+    assert r.dtype == np.float64 and r.tolist() == [2.5]
+    assert ref.add(np.array([1], np.int32), np.array([1.5], np.float32), policy="jax").dtype == np.float32
+    import ml_dtypes
+
+    r = ref.add(np.array([1.0], ml_dtypes.bfloat16), 1.1)
+    assert r.dtype == np.float32 and r.tolist() == [np.float32(2.1)]
+    big = np.array([2 ** 63 - 1], np.int64)
+    assert ref.less(big, np.array([2 ** 63], np.uint64)).tolist() == [True]
+    assert ref.equal(big, np.array([2 ** 63 - 1], np.uint64)).tolist() == [True]
+    assert ref.less(np.array([1], np.uint8), -1).tolist() == [False]
+    assert ref.equal(np.array([44], np.int8), 300).tolist() == [False]

@@ -174,6 +174,78 @@ def numpy_class(name, dtype):
     return {"user": dtype.num}
 
 
+# The binary ufuncs of the op catalogue (src/numeric/op.rs), in its order.
+NUMPY_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "remainder",
+                "power", "maximum", "minimum", "equal", "not_equal", "less", "less_equal",
+                "greater", "greater_equal", "bitwise_and", "bitwise_or", "bitwise_xor"]
+
+# The reference kernels' conventions where NumPy's answer is not the default
+# (docs/lattices/conventions.md), as measured on NumPy 2.4.6: zero_ties by
+# scripts/oracle_zero_ties.py (float16 maximum/minimum keep the first of two zeros, and clip
+# with two zero-dim bounds); python_int_comparison by scripts/fuzz_libraries.py numpy
+# (`np.less(uint8, -1)` is False, `np.equal(int8, 300)` False, no OverflowError).
+NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact"}
+
+
+def numpy_kernels(dtypes, result):
+    """What NumPy's ufuncs compute each catalogue op in, where that is not the pair's
+    np.result_type: `ufunc.resolve_dtypes` of the operands (a Python scalar as its abstract
+    type), checked against the dtype a call on one-element arrays returns. ml_dtypes' types
+    reach NumPy's loops by their registered casts (`np.add(uint1, float4_e2m1fn)` is a uint1
+    loop, `np.add(bfloat16, 1.0)` a float32 one), true_divide computes integers in float64,
+    and NumPy 2 compares int64 with uint64 exactly (a mixed loop, written as its two input
+    dtypes). null: the ufunc has no loop (it raises). And the dtype np.sum accumulates in."""
+    import numpy as np
+
+    scalars = dict(NUMPY_SCALARS)
+    types = {"b*": np.dtype(bool), "i*": int, "f*": float, "c*": complex}
+    by_dtype = {d: n for n, d in dtypes.items()}
+    names = list(dtypes) + list(scalars)
+
+    def value(n):
+        return scalars[n] if n in scalars else np.zeros(1, dtypes[n])
+
+    def name(d):
+        return by_dtype.get(d, d.name)
+
+    loops = {}
+    for op in NUMPY_BINARY:
+        f = getattr(np, op)
+        cells = {}
+        for a in names:
+            for b in names:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        out = np.asarray(f(value(a), value(b))).dtype
+                    except Exception:  # no loop (or no promotion): that is the datum
+                        out = None
+                    try:
+                        loop = f.resolve_dtypes((types.get(a) or dtypes[a],
+                                                 types.get(b) or dtypes[b], None))
+                    except Exception:
+                        loop = None
+                if (out is None) != (loop is None) or (loop is not None and loop[2] != out):
+                    raise AssertionError(f"np.{op}({a}, {b}): resolve_dtypes {loop}, call {out}")
+                if loop is None:
+                    computes = None
+                elif loop[0] == np.dtype(object):
+                    # Two Python ints compare in the object loop, as Python ints: the kernels
+                    # compare them in the pair's dtype (int64), the same within its range.
+                    computes = result[a].get(b)
+                elif loop[0] != loop[1]:
+                    computes = [name(loop[0]), name(loop[1])]
+                else:
+                    computes = name(loop[0])
+                if computes != result[a].get(b):
+                    cells.setdefault(a, {})[b] = computes
+        loops[op] = cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        acc = {n: name(np.sum(np.zeros(1, d)).dtype) for n, d in dtypes.items()}
+    return {"conventions": NUMPY_CONVENTIONS, "loops": loops, "sum": acc}
+
+
 def dump_numpy_result_type():
     """np.result_type over NumPy's dtypes and Python scalars: pairs, every triple, and the
     DType classes of NumPy's own n-ary rule (docs/policy-kinds.md)."""
@@ -219,6 +291,7 @@ def dump_numpy_result_type():
             "rule": "numpy",
             "classes": {n: numpy_class(n, dtypes.get(n)) for n in operands},
         },
+        "kernels": numpy_kernels(dtypes, result),
         "notes": [
             "result[a][b] = np.result_type(A, B) and triples[a|b|c] = np.result_type(A, B, C) "
             "with A the dtype object np.dtype(a) (ml_dtypes' type for its names) or the Python "
@@ -227,6 +300,12 @@ def dump_numpy_result_type():
             "nary.classes: each operand's DType class as NumPy's n-ary rule sees it "
             "(np.dtype(a).num and .kind; a Python int, float or complex is its abstract DType, "
             "a Python bool the bool DType).",
+            "kernels.loops[op][a][b]: the dtype np.<op> computes A and B in (ufunc.resolve_dtypes, "
+            "checked against a call on one-element arrays) where it is not result[a][b]; null: "
+            "no loop; a list: a mixed loop's two input dtypes; the object loop NumPy compares two Python "
+            "ints in is written as their pair's dtype. kernels.sum[a]: np.sum's dtype. "
+            "kernels.conventions: the reference kernels' [kernels] conventions NumPy answers "
+            "differently from the default (docs/lattices/conventions.md).",
             f"NEP 50 weak-scalar semantics; {note}.",
         ],
     }

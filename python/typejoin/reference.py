@@ -4,10 +4,14 @@
     >>> ref.add(np.array([1, 2], np.int8), 300, policy="torch")   # PyTorch wraps the int
     array([45, 46], dtype=int8)
 
+    >>> ref.add(np.array([1], np.int32), np.array([1.5], np.float32))   # NumPy's float64
+    array([2.5])
+
 Every op takes NumPy arrays (ml_dtypes dtypes for bfloat16, float8, int4, …) and Python
 scalars (weak operands); a 0-d array is a zero-dim operand. The result dtype is the policy's
-(``policy=`` names a shipped policy: ``"jax"``, ``"numpy"``-like ``"array-api"``, ``"torch"``,
-…), the values those of the library the policy describes. ``out=`` takes a C-contiguous
+(``policy=`` names a generated policy: ``"numpy"``, the default, is NumPy 2 with ml_dtypes as
+measured, not a lattice (docs/policy-kinds.md); ``"jax"``, ``"array-api"``, ``"torch"``, …),
+the values those of the library the policy describes. ``out=`` takes a C-contiguous
 array of the result's dtype and shape. The GIL is released while a kernel computes. A kernel
 that refuses its operands raises :class:`typejoin.KernelError` with ``.kind`` (promotion,
 overflow, unsupported, zero-division, input).
@@ -52,7 +56,7 @@ def _contiguous(x: Any) -> np.ndarray:
 _native_call = _native.call
 
 
-def call(op: str, *args: Any, policy: str = "jax", out: Optional[np.ndarray] = None,
+def call(op: str, *args: Any, policy: str = "numpy", out: Optional[np.ndarray] = None,
          dtype: Any = None, axis: Optional[int] = None) -> np.ndarray:
     """Runs the kernel ``op`` (a name of the op catalogue) on ``args``.
 
@@ -66,7 +70,7 @@ def call(op: str, *args: Any, policy: str = "jax", out: Optional[np.ndarray] = N
 
 
 def _binary(op: str):
-    def f(x: Any, y: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
+    def f(x: Any, y: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
         return _native_call(op, (x, y), policy, out)
 
     f.__name__ = f.__qualname__ = op
@@ -75,7 +79,7 @@ def _binary(op: str):
 
 
 def _unary(op: str):
-    def f(x: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
+    def f(x: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
         return _native_call(op, (x,), policy, out)
 
     f.__name__ = f.__qualname__ = op
@@ -83,23 +87,23 @@ def _unary(op: str):
     return f
 
 
-def astype(x: Any, dtype: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
+def astype(x: Any, dtype: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
     """``x`` converted to ``dtype``: NumPy's/ml_dtypes' conversion, correctly rounded."""
     return call("astype", x, policy=policy, out=out, dtype=dtype)
 
 
-def clip(x: Any, lo: Any, hi: Any, *, policy: str = "jax", out: Optional[np.ndarray] = None):
+def clip(x: Any, lo: Any, hi: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
     """``clip(x, lo, hi)``: the result dtype is the n-ary join of all three operands."""
     return call("clip", x, lo, hi, policy=policy, out=out)
 
 
-def where(cond: Any, x: Any, y: Any, *, policy: str = "jax",
+def where(cond: Any, x: Any, y: Any, *, policy: str = "numpy",
           out: Optional[np.ndarray] = None):
     """``where(cond, x, y)``: the result dtype is the join of ``x`` and ``y``."""
     return call("where", cond, x, y, policy=policy, out=out)
 
 
-def sum(x: Any, axis: Optional[int] = None, *, policy: str = "jax",  # noqa: A001
+def sum(x: Any, axis: Optional[int] = None, *, policy: str = "numpy",  # noqa: A001
         out: Optional[np.ndarray] = None):
     """The sum of ``x`` (or along ``axis``) in the policy's accumulator dtype."""
     return call("sum", x, policy=policy, out=out, axis=axis)

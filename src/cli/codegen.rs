@@ -20,45 +20,57 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
     for f in files {
         let text = read(f)?;
         let input = Input::parse(&f.to_string_lossy(), &text)?;
-        let Input::Policy { policy, joins, .. } = &input else {
-            return Err(LoadError::one(
-                Diagnostic::file(&shown(f), "codegen needs a policy (.toml)")
-                    .with_help("an observed table has no lattice to generate from"),
-            ));
-        };
-        let report = typejoin::Checked::from(input.check(CheckOptions::default()));
-        if !report.ok() {
-            eprintln!(
-                "{}: refused: the laws do not hold; nothing was written",
-                shown(f)
-            );
-            print!(
-                "{}",
-                typejoin::render::human(&report, ReportOptions::default())
-            );
-            refused = true;
-            continue;
-        }
         let prov = typejoin::Provenance {
             path: &shown(f),
             text: &text,
             command: &command,
         };
+        let report = input.check(CheckOptions::default());
+        let module = match &input {
+            Input::Policy { policy, joins, .. } => {
+                let checked = typejoin::Checked::from(report);
+                if !checked.ok() {
+                    eprintln!(
+                        "{}: refused: the laws do not hold; nothing was written",
+                        shown(f)
+                    );
+                    print!(
+                        "{}",
+                        typejoin::render::human(&checked, ReportOptions::default())
+                    );
+                    refused = true;
+                    continue;
+                }
+                typejoin::render::codegen::module(policy, joins, &prov)
+            }
+            Input::Observed(observed) => typejoin::render::codegen::table_module(
+                observed, &report, &prov,
+            )
+            .ok_or_else(|| {
+                LoadError::one(
+                    Diagnostic::file(&shown(f), "codegen needs a policy (.toml) or a measured table that says what its library computes in (`kernels`)")
+                        .with_help("a table without `kernels` has no loops to generate; scripts/dump_table.py numpy-result-type measures NumPy's (docs/policy-kinds.md)"),
+                )
+            })?,
+        };
         let stem = f
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A measured table's policy is its library's (`observed/numpy_result_type.json` runs
+        // as `--policy numpy`).
+        let stem = match &input {
+            Input::Observed(o) => o.library.clone().unwrap_or(stem),
+            Input::Policy { .. } => stem,
+        };
         let name = typejoin::render::codegen::module_name(&stem);
         if modules.iter().any(|(m, _)| *m == name) {
             return Err(LoadError::one(
                 Diagnostic::file(&shown(f), format!("a second policy named `{name}`"))
-                    .with_help("module names come from file stems; rename one file"),
+                    .with_help("module names come from policy file stems and measured tables' `library`; pass one of them"),
             ));
         }
-        modules.push((
-            name,
-            typejoin::render::codegen::module(policy, joins, &prov),
-        ));
+        modules.push((name, module));
     }
     if refused {
         return Ok(1);

@@ -143,6 +143,16 @@ conventions! {
         Cast = "cast" ("TensorFlow: fit `i*`'s dtype, then wrap into the join"),
     }
 
+    /// What a comparison of an integer array with a Python int outside the array's dtype does.
+    python_int_comparison: IntComparison {
+        /// The Python int is an operand like any other: `python_int` decides (JAX, PyTorch,
+        /// TensorFlow).
+        Operand = "operand" ("JAX, PyTorch, TensorFlow: as `python_int` says"),
+        /// It is compared by its value (NumPy 2: `uint8 < -1` is False, `int8 == 300` False,
+        /// no OverflowError), against integer dtypes of a byte or more (ml_dtypes' int4 raises).
+        Exact = "exact" ("NumPy 2: compared by value"),
+    }
+
     /// What integer `floor_divide` and `remainder` do with a zero divisor.
     integer_division_by_zero: DivisionByZero {
         /// The result is 0 (NumPy, with a warning; JAX).

@@ -182,7 +182,7 @@ pub fn info(name: &str) -> Option<&'static OpInfo> {
 
 /// An op of the catalogue, by its place in [`CATALOGUE`]: the typed identity the kernels and
 /// the generated tables use below the edge, where a name was parsed once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OpId(u8);
 
 impl OpId {

@@ -50,9 +50,22 @@ pub struct Refusal {
     pub by: usize,
 }
 
-/// The rule over one measured table.
-pub struct DTypeSequence<'a> {
-    pub table: &'a Table,
+/// The pairwise values the rule reads: a measured table, or the generated table the kernels
+/// read (`promote::Generated`).
+pub trait Pairs {
+    /// The node of `a ∨ b` as the library answers it (`None`: it raises).
+    fn pair(&self, a: usize, b: usize) -> Option<usize>;
+}
+
+impl Pairs for Table {
+    fn pair(&self, a: usize, b: usize) -> Option<usize> {
+        self.get(a, b)
+    }
+}
+
+/// The rule over one table of pairs.
+pub struct DTypeSequence<'a, P: Pairs + ?Sized = Table> {
+    pub table: &'a P,
     pub classes: &'a [NumpyClass],
 }
 
@@ -64,7 +77,7 @@ enum Identity {
     Python(NumpyKind),
 }
 
-impl DTypeSequence<'_> {
+impl<P: Pairs + ?Sized> DTypeSequence<'_, P> {
     fn identity(&self, a: usize) -> Identity {
         match self.classes[a] {
             NumpyClass::Builtin { num, .. } | NumpyClass::User { num } => Identity::Legacy(num),
@@ -82,7 +95,7 @@ impl DTypeSequence<'_> {
         if self.same(a, b) {
             return true;
         }
-        let defined = self.table.get(a, b).is_some();
+        let defined = self.table.pair(a, b).is_some();
         match (self.classes[a], self.classes[b]) {
             (Builtin { num: x, .. }, Builtin { num: y, .. }) => x > y && defined,
             (Builtin { .. }, User { .. }) => false,
@@ -116,7 +129,7 @@ impl DTypeSequence<'_> {
         match (self.classes[a], self.classes[b]) {
             (NumpyClass::Python(_), NumpyClass::Python(_)) => Some(a),
             _ if self.same(a, b) => Some(a),
-            _ => self.table.get(a, b),
+            _ => self.table.pair(a, b),
         }
     }
 
@@ -174,7 +187,7 @@ impl DTypeSequence<'_> {
         };
         // An abstract result (only Python scalars) is its default dtype, as is any node:
         // `r ∨ r` measured.
-        self.table.get(r, r).ok_or(Refusal { dtype: r, by: r })
+        self.table.pair(r, r).ok_or(Refusal { dtype: r, by: r })
     }
 
     /// `PyArray_PromoteDTypeSequence` over at least two operands.

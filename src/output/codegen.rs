@@ -5,6 +5,7 @@
 
 use crate::numeric::dtype::DType;
 use crate::order::lattice::JoinTable;
+use crate::policy::kernels::Loop;
 use crate::policy::provenance::Provenance;
 use crate::policy::spec::Policy;
 
@@ -39,58 +40,40 @@ fn header(prov: &Provenance) -> String {
     )
 }
 
+/// What a generated module holds, by node, before it is written: one writer for both kinds
+/// of input (a verified lattice policy, a measured library table).
+struct Plan {
+    name: String,
+    /// The module's doc line after the policy's name.
+    about: String,
+    dtypes: Vec<String>,
+    /// `a ∨ b` by `a * n + b`.
+    join: Vec<Option<usize>>,
+    materialise: Vec<Option<usize>>,
+    true_divide: Vec<Option<usize>>,
+    sum_lowest: Option<usize>,
+    sum_lowest_unsigned: Option<usize>,
+    /// (op, kinds as Rust), (op, node), (op, kinds as Rust).
+    op_kinds: Vec<(String, String)>,
+    op_bool_result: Vec<(String, usize)>,
+    op_operand_kinds: Vec<(String, String)>,
+    canonical: Vec<(DType, DType)>,
+    semantics: crate::numeric::op::Semantics,
+    /// (op, each pair's loop).
+    loops: Vec<(&'static str, Vec<Loop>)>,
+    sum_acc: Vec<Option<usize>>,
+    nary: Option<Vec<crate::policy::nary::NumpyClass>>,
+}
+
 /// The module of one verified policy.
 pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
     let n = policy.dtypes.len();
-    let idx = |i: usize| format!("{i}");
-    let mut s = header(prov);
-    s += &format!(
-        "//! The `{}` promotion policy{}, generated from a lattice whose laws hold.\n\n",
-        policy.name,
-        policy
-            .summary
-            .as_deref()
-            .map_or(String::new(), |x| format!(": {}", x.trim_end_matches('.')))
-    );
-    s += "use crate::numeric::dtype::DType;\n";
-    s += "use crate::numeric::op;\n";
-    s += "use crate::promote::{Generated, UNDEFINED as U};\n\n";
-    s += "#[rustfmt::skip]\n";
-    s += "pub static POLICY: Generated = Generated {\n";
-    s += &format!("    name: {:?},\n", policy.name);
-    s += &format!("    source: {:?},\n", prov.path);
-    s += "    dtypes: &[\n";
-    for (i, d) in policy.dtypes.iter().enumerate() {
-        s += &format!("        {d:?}, // {i}\n");
-    }
-    s += "    ],\n";
-    s += "    // join[a * n + b] = a ∨ b; U = no join (a promotion error)\n";
-    s += "    join: &[\n";
-    for a in 0..n {
-        let row: Vec<String> = (0..n)
-            .map(|b| joins.table.get(a, b).map_or("U".to_string(), idx))
-            .collect();
-        s += &format!("        {}, // {}\n", row.join(", "), policy.dtypes[a]);
-    }
-    s += "    ],\n";
-    s += "    // what each dtype materialises as: itself, a category node's dtype, or a weak type's rule\n";
-    let mat: Vec<String> = (0..n)
-        .map(|i| policy.materialise(i).map_or("U".to_string(), idx))
-        .collect();
-    s += &format!("    materialise: &[{}],\n", mat.join(", "));
     let rule = |op: &str, f: &dyn Fn(&crate::policy::spec::OpRule) -> Option<usize>| {
-        policy
-            .ops
-            .iter()
-            .find(|r| r.op == op)
-            .and_then(f)
-            .map_or("None".to_string(), |i| {
-                format!("Some({i}) /* {} */", policy.dtypes[i])
-            })
+        policy.ops.iter().find(|r| r.op == op).and_then(f)
     };
     // true_divide: each integer or bool join's result (an exception, or the default).
     let td = policy.ops.iter().find(|r| r.op == "true_divide");
-    let divide: Vec<String> = (0..n)
+    let true_divide = (0..n)
         .map(|i| {
             let d = &policy.dtypes[i];
             let integral = matches!(
@@ -99,30 +82,214 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
                     | crate::numeric::dtype::Kind::Signed
                     | crate::numeric::dtype::Kind::Unsigned
             ) || d == "i*";
-            td.filter(|_| integral)
-                .and_then(|r| {
-                    r.integer_result_of
-                        .iter()
-                        .find(|(f, _)| *f == i)
-                        .map(|(_, t)| *t)
-                        .or(r.integer_result)
-                })
-                .map_or("U".to_string(), idx)
+            td.filter(|_| integral).and_then(|r| {
+                r.integer_result_of
+                    .iter()
+                    .find(|(f, _)| *f == i)
+                    .map(|(_, t)| *t)
+                    .or(r.integer_result)
+            })
         })
         .collect();
+    let canonical = policy
+        .canonical
+        .iter()
+        .filter_map(|&(f, t)| {
+            Some((
+                DType::named(&policy.dtypes[f])?,
+                DType::named(&policy.dtypes[t])?,
+            ))
+        })
+        .collect();
+    let plan = Plan {
+        name: policy.name.clone(),
+        about: format!(
+            "{}, generated from a lattice whose laws hold",
+            policy
+                .summary
+                .as_deref()
+                .map_or(String::new(), |x| format!(": {}", x.trim_end_matches('.')))
+        ),
+        dtypes: policy.dtypes.clone(),
+        join: (0..n * n).map(|k| joins.table.get(k / n, k % n)).collect(),
+        materialise: (0..n).map(|i| policy.materialise(i)).collect(),
+        true_divide,
+        sum_lowest: rule("sum", &|r| r.lowest),
+        sum_lowest_unsigned: rule("sum", &|r| r.lowest_unsigned),
+        op_kinds: policy
+            .ops
+            .iter()
+            .filter_map(|r| Some((r.op.clone(), r.kinds?.to_rust())))
+            .collect(),
+        op_bool_result: policy
+            .ops
+            .iter()
+            .filter_map(|r| Some((r.op.clone(), r.bool_result?)))
+            .collect(),
+        op_operand_kinds: policy
+            .ops
+            .iter()
+            .filter_map(|r| Some((r.op.clone(), r.operand_kinds?.to_rust())))
+            .collect(),
+        canonical,
+        semantics: policy.kernels,
+        loops: Vec::new(),
+        sum_acc: Vec::new(),
+        nary: None,
+    };
+    write(&plan, prov)
+}
+
+/// The module of a measured library's table that declares what its library computes in
+/// (`"kernels"`): its pairs as measured, its n-ary rule, each op's measured loops and `sum`'s
+/// accumulators. The module's doc lists every law `report` (the table's check) finds broken:
+/// the kernels run the library as it is, and the module says it is not a lattice. `None` when
+/// the table has no `kernels`.
+pub fn table_module(
+    observed: &crate::policy::observed::Observed,
+    report: &crate::laws::Report,
+    prov: &Provenance,
+) -> Option<String> {
+    let kernels = observed.kernels.as_ref()?;
+    let breaks: Vec<String> = report
+        .laws
+        .iter()
+        .filter(|l| l.status == crate::laws::Status::Violated)
+        .map(|l| {
+            format!(
+                "not {} ({}{} {})",
+                l.law.title(),
+                if l.exact { "" } else { "at least " },
+                l.count,
+                if matches!(
+                    l.law,
+                    crate::laws::Law::Associativity
+                        | crate::laws::Law::DefinednessAssociativity
+                        | crate::laws::Law::NaryFold
+                ) {
+                    "triples"
+                } else {
+                    "pairs"
+                }
+            )
+        })
+        .collect();
+    let t = &observed.table;
+    let n = t.n();
+    let dtypes: Vec<String> = (0..n).map(|i| t.name(i).to_string()).collect();
+    let weak = |i: usize| crate::numeric::dtype::is_weak(&dtypes[i]);
+    let join: Vec<Option<usize>> = (0..n * n).map(|k| t.get(k / n, k % n)).collect();
+    let loops = kernels
+        .loops
+        .iter()
+        .map(|(op, cells)| {
+            let mut table: Vec<Loop> = join
+                .iter()
+                .map(|j| j.map_or(Loop::Refused, Loop::In))
+                .collect();
+            for &((a, b), l) in cells {
+                table[a * n + b] = l;
+            }
+            (op.name(), table)
+        })
+        .collect();
+    let about = if breaks.is_empty() {
+        ", generated from the library's measured table (its laws hold)".to_string()
+    } else {
+        format!(
+            ", generated from the library's measured table, which is not a lattice: {}. The \
+             kernels run the library as it is",
+            breaks.join("; ")
+        )
+    };
+    let plan = Plan {
+        // The policy is the library's: `--policy numpy`.
+        name: observed
+            .library
+            .clone()
+            .unwrap_or_else(|| observed.name.clone()),
+        about,
+        join,
+        // A measured cell is a concrete dtype: a weak node only stands for a Python scalar.
+        materialise: (0..n).map(|i| (!weak(i)).then_some(i)).collect(),
+        true_divide: vec![None; n],
+        sum_lowest: None,
+        sum_lowest_unsigned: None,
+        op_kinds: Vec::new(),
+        op_bool_result: Vec::new(),
+        op_operand_kinds: Vec::new(),
+        canonical: Vec::new(),
+        semantics: kernels.conventions,
+        loops,
+        sum_acc: kernels.sum.clone(),
+        nary: match &observed.nary {
+            Some(crate::policy::nary::NaryRule::Numpy(c)) => Some(c.clone()),
+            _ => None,
+        },
+        dtypes,
+    };
+    Some(write(&plan, prov))
+}
+
+fn write(plan: &Plan, prov: &Provenance) -> String {
+    let n = plan.dtypes.len();
+    let idx = |i: usize| format!("{i}");
+    let u8_or_u = |i: Option<usize>| i.map_or("U".to_string(), idx);
+    let mut s = header(prov);
+    s += &format!(
+        "//! The `{}` promotion policy{}.\n\n",
+        plan.name, plan.about
+    );
+    s += "use crate::numeric::dtype::DType;\n";
+    s += "use crate::numeric::op;\n";
+    if plan.nary.is_some() {
+        s += "use crate::policy::nary::{NumpyClass as C, NumpyKind as K};\n";
+    }
+    if plan
+        .loops
+        .iter()
+        .any(|(_, t)| t.iter().any(|l| matches!(l, Loop::Mixed(..))))
+    {
+        s += "use crate::promote::MIXED as M;\n";
+    }
+    s += "use crate::promote::{Generated, Nary, UNDEFINED as U};\n\n";
+    s += "#[rustfmt::skip]\n";
+    s += "pub static POLICY: Generated = Generated {\n";
+    s += &format!("    name: {:?},\n", plan.name);
+    s += &format!("    source: {:?},\n", prov.path);
+    s += "    dtypes: &[\n";
+    for (i, d) in plan.dtypes.iter().enumerate() {
+        s += &format!("        {d:?}, // {i}\n");
+    }
+    s += "    ],\n";
+    s += "    // join[a * n + b] = a ∨ b; U = no join (a promotion error)\n";
+    s += "    join: &[\n";
+    for a in 0..n {
+        let row: Vec<String> = (0..n).map(|b| u8_or_u(plan.join[a * n + b])).collect();
+        s += &format!("        {}, // {}\n", row.join(", "), plan.dtypes[a]);
+    }
+    s += "    ],\n";
+    s += "    // what each dtype materialises as: itself, a category node's dtype, or a weak type's rule\n";
+    let mat: Vec<String> = plan.materialise.iter().map(|&m| u8_or_u(m)).collect();
+    s += &format!("    materialise: &[{}],\n", mat.join(", "));
+    let divide: Vec<String> = plan.true_divide.iter().map(|&m| u8_or_u(m)).collect();
     s += "    // what an integer or bool result of true_divide becomes (U: unchanged)\n";
     s += &format!("    true_divide: &[{}],\n", divide.join(", "));
-    s += &format!("    sum_lowest: {},\n", rule("sum", &|r| r.lowest));
+    let some = |i: Option<usize>| {
+        i.map_or("None".to_string(), |i| {
+            format!("Some({i}) /* {} */", plan.dtypes[i])
+        })
+    };
+    s += &format!("    sum_lowest: {},\n", some(plan.sum_lowest));
     s += &format!(
         "    sum_lowest_unsigned: {},\n",
-        rule("sum", &|r| r.lowest_unsigned)
+        some(plan.sum_lowest_unsigned)
     );
     // The nodes each operand lands on, by dtype id: the kernels look nothing up by name.
-    let node = |name: &str| policy.dtypes.iter().position(|d| d == name);
-    let u8_or_u = |i: Option<usize>| i.map_or("U".to_string(), idx);
+    let node = |name: &str| plan.dtypes.iter().position(|d| d == name);
     let ids: Vec<(usize, DType)> = DType::all().map(|d| (d.id(), d)).collect();
     s += "    // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)\n";
-    let node_dtype: Vec<String> = policy
+    let node_dtype: Vec<String> = plan
         .dtypes
         .iter()
         .map(|d| DType::named(d).map_or("None".to_string(), |t| format!("Some({})", rust(t))))
@@ -138,47 +305,85 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         .collect();
     s += &format!("    zero_dim_node: [{}],\n", zero_dim.join(", "));
     s += "    // the node of a Python bool, int, float, complex\n";
-    let scalars: Vec<String> = ["bool", "i*", "f*", "c*"]
+    // A measured table names the Python bool `b*`; a policy's Python bool is its `bool`.
+    let scalars: Vec<String> = [["b*", "bool"], ["i*", "i*"], ["f*", "f*"], ["c*", "c*"]]
         .iter()
-        .map(|n| u8_or_u(node(n)))
+        .map(|[w, d]| u8_or_u(node(w).or_else(|| node(d))))
         .collect();
     s += &format!("    scalar_node: [{}],\n", scalars.join(", "));
     let op_id = |op: &str| format!("op::OpId::of({op:?})");
     s += "    op_kinds: &[\n";
-    for r in &policy.ops {
-        if let Some(k) = r.kinds {
-            s += &format!("        ({}, {}),\n", op_id(&r.op), k.to_rust());
-        }
+    for (op, k) in &plan.op_kinds {
+        s += &format!("        ({}, {k}),\n", op_id(op));
     }
     s += "    ],\n";
     s += "    op_bool_result: &[\n";
-    for r in &policy.ops {
-        if let Some(b) = r.bool_result {
-            s += &format!("        ({}, {b}), // {}\n", op_id(&r.op), policy.dtypes[b]);
-        }
+    for (op, b) in &plan.op_bool_result {
+        s += &format!("        ({}, {b}), // {}\n", op_id(op), plan.dtypes[*b]);
     }
     s += "    ],\n";
     s += "    op_operand_kinds: &[\n";
-    for r in &policy.ops {
-        if let Some(k) = r.operand_kinds {
-            s += &format!("        ({}, {}),\n", op_id(&r.op), k.to_rust());
-        }
+    for (op, k) in &plan.op_operand_kinds {
+        s += &format!("        ({}, {k}),\n", op_id(op));
     }
     s += "    ],\n";
     s += "    // [canonical]: (dtype, what an array of it is promoted as)\n";
-    let canonical: Vec<String> = policy
+    let canonical: Vec<String> = plan
         .canonical
         .iter()
-        .filter_map(|&(f, t)| {
-            let (a, b) = (
-                DType::named(&policy.dtypes[f])?,
-                DType::named(&policy.dtypes[t])?,
-            );
-            Some(format!("({}, {})", rust(a), rust(b)))
-        })
+        .map(|&(a, b)| format!("({}, {})", rust(a), rust(b)))
         .collect();
     s += &format!("    canonical: &[{}],\n", canonical.join(", "));
-    s += &format!("    semantics: {},\n", policy.kernels.to_rust());
+    s += &format!("    semantics: {},\n", plan.semantics.to_rust());
+    if plan.loops.is_empty() {
+        s += "    loops: &[],\n";
+    } else {
+        s += "    // each op's loop: the node a pair computes in (U: no loop; M: a mixed loop)\n";
+        s += "    loops: &[\n";
+        for (op, table) in &plan.loops {
+            s += &format!("        ({}, &[\n", op_id(op));
+            for a in 0..n {
+                let row: Vec<String> = (0..n)
+                    .map(|b| match table[a * n + b] {
+                        Loop::Refused => "U".to_string(),
+                        Loop::Mixed(..) => "M".to_string(),
+                        Loop::In(c) => idx(c),
+                    })
+                    .collect();
+                s += &format!("            {}, // {}\n", row.join(", "), plan.dtypes[a]);
+            }
+            s += "        ]),\n";
+        }
+        s += "    ],\n";
+    }
+    let acc: Vec<String> = plan.sum_acc.iter().map(|&m| u8_or_u(m)).collect();
+    if !acc.is_empty() {
+        s += "    // the node sum accumulates each node in (U: the node itself)\n";
+    }
+    s += &format!("    sum_acc: &[{}],\n", acc.join(", "));
+    match &plan.nary {
+        None => s += "    nary: Nary::Fold,\n",
+        Some(classes) => {
+            use crate::policy::nary::{NumpyClass, NumpyKind};
+            let kind = |k: NumpyKind| format!("K::{k:?}");
+            let c: Vec<String> = classes
+                .iter()
+                .map(|c| match *c {
+                    NumpyClass::Builtin { num, kind: k } => {
+                        format!("C::Builtin {{ num: {num}, kind: {} }}", kind(k))
+                    }
+                    NumpyClass::User { num } => format!("C::User {{ num: {num} }}"),
+                    NumpyClass::Python(k) => format!("C::Python({})", kind(k)),
+                })
+                .collect();
+            s += "    // NumPy's n-ary promotion, with each node's DType class\n";
+            s += "    nary: Nary::Numpy(&[\n";
+            for (c, d) in c.iter().zip(&plan.dtypes) {
+                s += &format!("        {c}, // {d}\n");
+            }
+            s += "    ]),\n";
+        }
+    }
     s += "};\n";
     s
 }

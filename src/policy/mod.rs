@@ -3,6 +3,7 @@
 //! diagnostics ([`diag`]) every input error carries. Knows nothing of orders or laws.
 
 pub mod diag;
+pub mod kernels;
 pub mod nary;
 pub(crate) mod observed;
 pub mod provenance;

@@ -10,6 +10,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::policy::diag::{Diagnostic, LoadError, Source, did_you_mean};
+use crate::policy::kernels::{self, Kernels};
 use crate::policy::nary::{self, NaryRule};
 use crate::policy::table::Table;
 
@@ -32,6 +33,9 @@ pub struct Observed {
     pub triples: Vec<Triple>,
     /// The library's own n-ary rule (`"nary"`), where it is not a left fold of the pairs.
     pub nary: Option<NaryRule>,
+    /// What the library computes each op in (`"kernels"`): a table with it runs in the
+    /// reference kernels (`typejoin codegen`).
+    pub kernels: Option<Kernels>,
 }
 
 /// One measured n-ary result: three operands and the dtype the library returned.
@@ -334,6 +338,9 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let nary = obj
         .get("nary")
         .and_then(|v| nary::parse(v, &dtypes, &src, &at, &mut errors));
+    let kernels = obj
+        .get("kernels")
+        .and_then(|v| kernels::parse(v, &dtypes, &src, &at, &mut errors));
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.line, d.col));
         return Err(LoadError {
@@ -363,6 +370,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
         materialised,
         triples,
         nary,
+        kernels,
     })
 }
 

@@ -504,8 +504,8 @@ fn bench_takes_a_zero_dim_operand_and_a_data_kind() {
 fn policy_flags_list_every_generated_policy() {
     let names: Vec<&str> = typejoin::GENERATED.iter().map(|p| p.name).collect();
     let listed = format!("[possible values: {}]", names.join(", "));
-    let bench = ["bench", "--op", "add", "--lhs", "int8", "--policy", "numpy"];
-    for args in [&["run", "-", "--policy", "numpy"][..], &bench[..]] {
+    let bench = ["bench", "--op", "add", "--lhs", "int8", "--policy", "mxnet"];
+    for args in [&["run", "-", "--policy", "mxnet"][..], &bench[..]] {
         let cmd = args[0];
         let help = stdout(&run(&[cmd, "--help"]));
         // Help wraps at the terminal's width: compare words.
@@ -515,7 +515,7 @@ fn policy_flags_list_every_generated_policy() {
         assert_eq!(o.status.code(), Some(2), "a usage error is exit 2");
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(
-            err.contains("invalid value 'numpy' for '--policy <POLICY>'"),
+            err.contains("invalid value 'mxnet' for '--policy <POLICY>'"),
             "{err}"
         );
         assert!(err.contains(&listed), "{err}");

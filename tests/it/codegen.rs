@@ -7,7 +7,7 @@ use std::process::Command;
 use typejoin::{
     Input, Provenance,
     op::OpId,
-    render::codegen::{index, module, module_name},
+    render::codegen::{index, module, module_name, table_module},
 };
 
 use crate::{files, load, root};
@@ -23,20 +23,25 @@ fn shipped() -> Vec<String> {
         .collect()
 }
 
+/// The measured library tables generated beside the lattices: each says what its library
+/// computes in (`"kernels"`), and runs as its library's policy (docs/policy-kinds.md).
+const LIBRARY_TABLES: &[&str] = &["observed/numpy_result_type.json"];
+
 /// A policy's `[kernels]` conventions and `[ops.X] kinds` reach its generated table: PyTorch's
 /// for `torch`, NumPy 2's (the default) for `jax`.
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
         ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
-        FloatFloorDivide, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, WhereScalars,
-        ZeroSign, ZeroTies,
+        FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
+        WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
         torch.semantics,
         Semantics {
             python_int: PythonInt::Wrap,
+            python_int_comparison: IntComparison::Operand,
             integer_division_by_zero: DivisionByZero::Raise,
             reduced_float_scalars: ScalarPrecision::Float32,
             remainder_zero_sign: ZeroSign::Dividend,
@@ -84,8 +89,9 @@ fn kernel_conventions_are_generated() {
 fn generated_modules_are_fresh() {
     let policies = shipped();
     let command = format!(
-        "typejoin codegen {} --out {COMMAND_DIR}",
-        policies.join(" ")
+        "typejoin codegen {} {} --out {COMMAND_DIR}",
+        policies.join(" "),
+        LIBRARY_TABLES.join(" ")
     );
     let mut names = Vec::new();
     for path in &policies {
@@ -104,6 +110,34 @@ fn generated_modules_are_fresh() {
                 command: &command,
             },
         );
+        let file = root().join(COMMAND_DIR).join(format!("{name}.rs"));
+        let have = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            have == want,
+            "{} is stale: run `cargo run -- {}`",
+            file.display(),
+            command.trim_start_matches("typejoin ")
+        );
+        names.push(name);
+    }
+    for path in LIBRARY_TABLES {
+        let input = load(path);
+        let Input::Observed(observed) = &input else {
+            panic!("{path}")
+        };
+        let text = std::fs::read_to_string(root().join(path)).unwrap();
+        let report = input.check(Default::default());
+        let want = table_module(
+            observed,
+            &report,
+            &Provenance {
+                path,
+                text: &text,
+                command: &command,
+            },
+        )
+        .expect("the table says what its library computes in");
+        let name = module_name(observed.library.as_deref().unwrap());
         let file = root().join(COMMAND_DIR).join(format!("{name}.rs"));
         let have = std::fs::read_to_string(&file).unwrap_or_default();
         assert!(

@@ -7,8 +7,8 @@ use super::astype::astype;
 use super::complex::complex_alpha;
 use super::dispatch::{run_binary, run_opmath};
 use super::input::Input;
-use super::plan::plan;
-use super::shape::check_out;
+use super::plan::{exact_comparison, plan};
+use super::shape::{check_out, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
@@ -96,6 +96,21 @@ pub(super) fn compute_binary(
     (b, y): (&Arg, &Input),
     out: &mut Array,
 ) {
+    if let (Arg::Array(p), Arg::Array(q)) = (a, b)
+        && op.is_comparison()
+        && policy.mixed_loop(op.id(), a.operand(), b.operand())
+    {
+        return compare_exactly(op, Exact::Array(p), Exact::Array(q), out);
+    }
+    match (exact_comparison(policy, op, a, b), a, b) {
+        (Some(0), Arg::Scalar(Scalar::Int(s)), Arg::Array(q)) => {
+            return compare_exactly(op, Exact::Int(*s), Exact::Array(q), out);
+        }
+        (Some(_), Arg::Array(p), Arg::Scalar(Scalar::Int(s))) => {
+            return compare_exactly(op, Exact::Array(p), Exact::Int(*s), out);
+        }
+        _ => {}
+    }
     // The float dtypes every library computes in (the conventions below are theirs).
     let common_float = matches!(
         compute,
@@ -144,6 +159,56 @@ pub(super) fn compute_binary(
     }
     if matches!(op, Op::Maximum | Op::Minimum) && out.dtype == compute {
         settle_zero_ties(op, policy.semantics.zero_ties, (a, x), (b, y), out);
+    }
+}
+
+/// An operand compared by its value.
+enum Exact<'a> {
+    Array(&'a Array),
+    Int(i128),
+}
+
+/// A comparison by value: in a mixed loop (NumPy 2's int64 against uint64), each integer
+/// operand read as its own value, so `int64(-1) < uint64(2**64 - 1)` and `int64(2**62) ==
+/// uint64(2**62)` hold where the join, float64, would round; and an integer array against a
+/// Python int outside its dtype (`IntComparison::Exact`: NumPy 2's `uint8 < -1` is False). The
+/// cases are few and the loop plain.
+fn compare_exactly(op: Op, a: Exact, b: Exact, out: &mut Array) {
+    let value = |d: DType, bits: u64| -> i128 {
+        match d {
+            DType::Int {
+                bits: w,
+                signed: true,
+            } if w < 64 => {
+                let shift = 64 - w;
+                (((bits << shift) as i64) >> shift) as i128
+            }
+            DType::Int { signed: true, .. } => bits as i64 as i128,
+            _ => bits as i128,
+        }
+    };
+    let shape = out.shape.clone();
+    let values = |e: Exact| -> Vec<i128> {
+        match e {
+            Exact::Array(a) => expand(a, &shape)
+                .bits()
+                .into_iter()
+                .map(|[p, _]| value(a.dtype, p))
+                .collect(),
+            Exact::Int(s) => vec![s; out.len()],
+        }
+    };
+    let (xs, ys) = (values(a), values(b));
+    for (i, (p, q)) in xs.into_iter().zip(ys).enumerate() {
+        let r = match op {
+            Op::Equal => p == q,
+            Op::NotEqual => p != q,
+            Op::Less => p < q,
+            Op::LessEqual => p <= q,
+            Op::Greater => p > q,
+            _ => p >= q,
+        };
+        out.set_bits(i, [r as u64, 0]);
     }
 }
 

@@ -6,11 +6,11 @@
 use super::accept::{accepts, accepts_operands};
 use super::input::Input;
 use super::lanes::{int_lane, int_loader, load_into};
-use super::scalar::{Conversion, python_ints_fit};
+use super::scalar::{Conversion, int_range, python_ints_fit};
 use super::shape::{broadcast, expand};
-use super::vocab::{Arg, ErrorKind, Op, OpError, err, promotion};
+use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
 use crate::numeric::dtype::DType;
-use crate::numeric::op::DivisionByZero;
+use crate::numeric::op::{DivisionByZero, IntComparison};
 use crate::promote::Generated;
 
 pub(super) fn prepare<'a>(
@@ -54,6 +54,9 @@ pub(super) fn plan<'a>(
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
     python_ints_fit(policy, &[a, b])?;
     let (oa, ob) = (a.operand(), b.operand());
+    // NumPy 2 compares an integer array with a Python int outside its dtype by value: the int
+    // is prepared as 0 here and `compute_binary` compares its value (`exact_comparison`).
+    let exact = exact_comparison(policy, op, a, b);
     accepts_operands(policy, op.id(), &[oa, ob])?;
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
@@ -64,13 +67,20 @@ pub(super) fn plan<'a>(
     accepts(policy, op.id(), compute)?;
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
-    if op == Op::TrueDivide {
+    if op == Op::TrueDivide && !policy.measures(op.id()) {
         conv = conv.through(policy.result_type(oa, ob).map_err(promotion)?);
     }
-    let (x, y) = (
-        prepare(a, compute, &shape, conv)?,
-        prepare(b, compute, &shape, conv)?,
-    );
+    let operand = |arg: &'a Arg, k: usize| {
+        if exact == Some(k) {
+            let zero = conv.scalar(Scalar::Int(0), compute)?;
+            return Ok(Input {
+                array: std::borrow::Cow::Owned(zero),
+                splat: true,
+            });
+        }
+        prepare(arg, compute, &shape, conv)
+    };
+    let (x, y) = (operand(a, 0)?, operand(b, 1)?);
     // The libraries check divisors and exponents as they compute: an empty result divides by
     // nothing (`torch.remainder(int8[0], 0)` and `np.power(int8[0], -1)` are empty).
     let computes = shape.iter().product::<usize>() > 0;
@@ -112,6 +122,32 @@ pub(super) fn plan<'a>(
         compute
     };
     Ok((out_dtype, shape, x, y, compute))
+}
+
+/// Which operand of a comparison is a Python int that the policy compares by value
+/// (`IntComparison::Exact`) because it lies outside the other operand's integer dtype: one of
+/// NumPy's own, of a byte or more (ml_dtypes' int4 against 300 raises OverflowError).
+pub(super) fn exact_comparison(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Option<usize> {
+    if !op.is_comparison() || policy.semantics.python_int_comparison != IntComparison::Exact {
+        return None;
+    }
+    let outside = |s: &Arg, t: &Arg| match (s, t) {
+        (Arg::Scalar(Scalar::Int(x)), Arg::Array(t)) => match t.dtype {
+            DType::Int { bits, signed } if bits >= 8 => {
+                let (lo, hi) = int_range(bits, signed);
+                !(lo..=hi).contains(x)
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if outside(a, b) {
+        Some(0)
+    } else if outside(b, a) {
+        Some(1)
+    } else {
+        None
+    }
 }
 
 pub(super) type Prepared<'a> = (DType, Vec<usize>, Input<'a>, Input<'a>, DType);

@@ -237,7 +237,9 @@ pub(super) fn promotion(e: crate::promote::PromotionError) -> OpError {
     OpError {
         kind: match e.1 {
             crate::promote::Failure::NoJoin => ErrorKind::Promotion,
-            crate::promote::Failure::NoArrayType => ErrorKind::Unsupported,
+            crate::promote::Failure::NoArrayType | crate::promote::Failure::Refused => {
+                ErrorKind::Unsupported
+            }
         },
         message: e.0,
     }

@@ -1,0 +1,181 @@
+//! What a measured table says its library computes (`"kernels"`, docs/policy-kinds.md): the
+//! kernel conventions, the dtype each op's loop computes a pair in where that is not the
+//! pair's promoted dtype, and the dtype `sum` accumulates in. With it a library's table runs
+//! in the reference kernels like a lattice policy (`typejoin codegen`, `typejoin run`). Data
+//! only; `output::codegen` writes it into a `promote::Generated`.
+
+use serde_json::Value;
+
+use crate::numeric::conventions::{CONVENTIONS, Semantics};
+use crate::numeric::op::{Arity, OpId};
+use crate::policy::diag::{Diagnostic, Source};
+
+/// The loop an op computes a pair of operands in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loop {
+    /// The library has no loop for the pair: it raises.
+    Refused,
+    /// Both operands are converted to this dtype (by index) and computed in it.
+    In(usize),
+    /// A mixed loop whose two inputs keep their dtypes (NumPy 2 compares int64 with uint64
+    /// exactly).
+    Mixed(usize, usize),
+}
+
+/// One op's measured cells whose loop is not the pair's result: `((a, b), loop)`.
+pub type OpLoops = (OpId, Vec<((usize, usize), Loop)>);
+
+/// A measured table's `"kernels"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernels {
+    pub conventions: Semantics,
+    /// Each listed binary op's cells whose loop is not the pair's result: `((a, b), loop)`.
+    pub loops: Vec<OpLoops>,
+    /// The dtype `sum` accumulates each operand in (by index; `None`: not measured).
+    pub sum: Vec<Option<usize>>,
+}
+
+/// Parses `"kernels"` for a table of `names` (`at` locates a key path). Errors name the key.
+pub(crate) fn parse(
+    value: &Value,
+    names: &[String],
+    src: &Source,
+    at: &dyn Fn(&[&str]) -> std::ops::Range<usize>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<Kernels> {
+    let before = errors.len();
+    let Some(obj) = value.as_object() else {
+        errors.push(
+            src.error(at(&["kernels"]), "`kernels` must be an object")
+                .with_help("write \"kernels\": {\"conventions\": {…}, \"loops\": {…}, \"sum\": {…}} (docs/file-formats.md)"),
+        );
+        return None;
+    };
+    for key in obj.keys() {
+        if !["conventions", "loops", "sum"].contains(&key.as_str()) {
+            errors.push(
+                src.error(
+                    at(&["kernels", key]),
+                    format!("unknown `kernels` key `{key}`"),
+                )
+                .with_help("the keys of `kernels` are conventions, loops and sum"),
+            );
+        }
+    }
+    let index = |n: &str| names.iter().position(|x| x == n);
+    let mut conventions = Semantics::default();
+    if let Some(c) = obj.get("conventions") {
+        match c.as_object() {
+            Some(c) => {
+                for (key, v) in c {
+                    let span = at(&["kernels", "conventions", key]);
+                    let Some(convention) = CONVENTIONS.iter().find(|x| x.key == key) else {
+                        let keys: Vec<&str> = CONVENTIONS.iter().map(|x| x.key).collect();
+                        errors.push(
+                            src.error(span, format!("unknown convention `{key}`"))
+                                .with_help(format!("the conventions are {}", keys.join(", "))),
+                        );
+                        continue;
+                    };
+                    let value = v.as_str().unwrap_or_default();
+                    if !conventions.set(key, value) {
+                        let values: Vec<&str> = convention.names().collect();
+                        errors.push(
+                            src.error(span, format!("`{key}` cannot be {v}"))
+                                .with_help(format!("its values are {}", values.join(", "))),
+                        );
+                    }
+                }
+            }
+            None => errors.push(
+                src.error(
+                    at(&["kernels", "conventions"]),
+                    "`conventions` must be an object",
+                )
+                .with_help("write \"conventions\": {\"zero_ties\": \"operand\"}"),
+            ),
+        }
+    }
+    let mut loops = Vec::new();
+    match obj.get("loops").map(Value::as_object) {
+        None => {}
+        Some(None) => errors.push(
+            src.error(at(&["kernels", "loops"]), "`loops` must be an object")
+                .with_help("write \"loops\": {\"add\": {\"a\": {\"b\": \"dtype\"}}}"),
+        ),
+        Some(Some(ops)) => {
+            for (op, rows) in ops {
+                let span = at(&["kernels", "loops", op]);
+                let id = OpId::named(op).filter(|o| o.info().arity == Arity::Binary);
+                let Some(id) = id else {
+                    errors.push(
+                        src.error(span, format!("`{op}` is not a binary op of the catalogue"))
+                            .with_help(
+                                "loops are measured for the binary ops of docs/lattices/ops.md",
+                            ),
+                    );
+                    continue;
+                };
+                let mut cells = Vec::new();
+                for (a, row) in rows.as_object().into_iter().flatten() {
+                    let Some(i) = index(a) else {
+                        errors.push(
+                            src.error(
+                                at(&["kernels", "loops", op, a]),
+                                format!("`{a}` is not one of `dtypes`"),
+                            )
+                            .with_help("a loop's operands are the table's dtypes"),
+                        );
+                        continue;
+                    };
+                    for (b, cell) in row.as_object().into_iter().flatten() {
+                        let span = at(&["kernels", "loops", op, a, b]);
+                        let Some(j) = index(b) else {
+                            errors.push(
+                                src.error(span, format!("`{b}` is not one of `dtypes`"))
+                                    .with_help("a loop's operands are the table's dtypes"),
+                            );
+                            continue;
+                        };
+                        let named = |v: &Value| v.as_str().and_then(index);
+                        let l = match cell {
+                            Value::Null => Some(Loop::Refused),
+                            Value::Array(two) if two.len() == 2 => named(&two[0])
+                                .zip(named(&two[1]))
+                                .map(|(x, y)| Loop::Mixed(x, y)),
+                            v => named(v).map(Loop::In),
+                        };
+                        match l {
+                            Some(l) => cells.push(((i, j), l)),
+                            None => errors.push(
+                                src.error(span, format!("loop of {op}({a}, {b}) must be a dtype of `dtypes`, two of them or null, not {cell}"))
+                                    .with_help("write the dtype the op computes the pair in, [in1, in2] for a mixed loop, or null where it raises"),
+                            ),
+                        }
+                    }
+                }
+                cells.sort_by_key(|&(c, _)| c);
+                loops.push((id, cells));
+            }
+        }
+    }
+    let mut sum = vec![None; names.len()];
+    if let Some(s) = obj.get("sum") {
+        for (a, acc) in s.as_object().into_iter().flatten() {
+            let span = at(&["kernels", "sum", a]);
+            match (index(a), acc.as_str().and_then(index)) {
+                (Some(i), Some(t)) => sum[i] = Some(t),
+                _ => errors.push(
+                    src.error(span, format!("sum of `{a}`: both it and its accumulator ({acc}) must be one of `dtypes`"))
+                        .with_help("write \"sum\": {\"int8\": \"int64\", …}: the dtype the library sums each dtype in"),
+                ),
+            }
+        }
+    }
+    loops.sort_by_key(|(op, _)| *op);
+    (errors.len() == before).then_some(Kernels {
+        conventions,
+        loops,
+        sum,
+    })
+}
