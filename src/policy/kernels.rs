@@ -106,10 +106,11 @@ pub(crate) fn parse(
         Some(Some(ops)) => {
             for (op, rows) in ops {
                 let span = at(&["kernels", "loops", op]);
-                let id = OpId::named(op).filter(|o| o.info().arity == Arity::Binary);
+                let id =
+                    OpId::named(op).filter(|o| o.info().arity == Arity::Binary && o.info().kernel);
                 let Some(id) = id else {
                     errors.push(
-                        src.error(span, format!("`{op}` is not a binary op of the catalogue"))
+                        src.error(span, format!("`{op}` is not a binary op of the kernels"))
                             .with_help(
                                 "loops are measured for the binary ops of docs/lattices/ops.md",
                             ),

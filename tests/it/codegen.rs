@@ -207,3 +207,29 @@ fn a_policy_that_fails_its_laws_is_refused() {
     assert!(String::from_utf8(o.stdout).unwrap().contains("uniqueness"));
     assert!(!dir.exists());
 }
+
+/// A measured table generates its library's policy only when it says what the library
+/// computes in (`kernels`); the module's header lists the laws the table breaks, so a library
+/// is never passed off as a verified lattice.
+#[test]
+fn a_library_table_generates_as_measured_and_says_what_it_breaks() {
+    let dir = std::env::temp_dir().join(format!("typejoin-codegen-table-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args(["codegen", "observed/numpy_promote_types.json", "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("codegen needs a policy (.toml) or a measured table that says what its library computes in (`kernels`)"), "{err}");
+    assert!(!dir.exists());
+    let numpy = std::fs::read_to_string(root().join("src/generated/numpy.rs")).unwrap();
+    assert!(numpy.contains("//! The `numpy` promotion policy, generated from the library's measured table, which is not a lattice: not idempotent (4 pairs); not associative (1334 triples);"), "{}", &numpy[..600]);
+    let g = typejoin::policy("numpy").unwrap();
+    assert_eq!(g.source, "observed/numpy_result_type.json");
+    assert!(
+        g.measures(OpId::of("add")) && !typejoin::policy("jax").unwrap().measures(OpId::of("add"))
+    );
+}

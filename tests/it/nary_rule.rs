@@ -257,3 +257,41 @@ fn torch_rule_folds_each_category_then_combines() {
     assert!(rt(&["float8_e4m3fn", "c*"]).is_err());
     assert_eq!(rt(&["float16", "int64@0d", "c*"]), Ok(n("complex32")));
 }
+
+/// A bad `"kernels"` entry is a located error that says what to write, never a panic.
+#[test]
+fn a_bad_kernels_declaration_names_the_key_and_its_line() {
+    let text = std::fs::read_to_string(root().join(TABLE)).unwrap();
+    let line_of = |needle: &str| text[..text.find(needle).unwrap()].lines().count();
+    let bad = text.replacen(
+        "\"zero_ties\": \"operand\"",
+        "\"zero_ties\": \"sideways\"",
+        1,
+    );
+    let e = Input::parse("t.json", &bad).unwrap_err();
+    let d = &e.diagnostics[0];
+    assert_eq!(d.line, line_of("\"zero_ties\": \"operand\""));
+    assert!(
+        d.message.contains("`zero_ties` cannot be \"sideways\""),
+        "{}",
+        d.message
+    );
+    assert!(
+        e.to_string().contains("its values are second, operand"),
+        "{e}"
+    );
+    let bad = text.replacen("\"loops\": {", "\"loops\": {\"matmul\": {},", 1);
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(
+        e.contains("`matmul` is not a binary op of the kernels"),
+        "{e}"
+    );
+    let bad = text.replacen(
+        "\"conventions\": {",
+        "\"conventions\": {\"rounding\": \"up\",",
+        1,
+    );
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(e.contains("unknown convention `rounding`"), "{e}");
+    assert!(e.contains("t.json:"), "{e}");
+}
