@@ -145,9 +145,9 @@ conventions! {
 
     /// What a comparison of an integer array with a Python int outside the array's dtype does.
     python_int_comparison: IntComparison {
-        /// The Python int is an operand like any other: `python_int` decides (JAX, PyTorch,
-        /// TensorFlow).
-        Operand = "operand" ("JAX, PyTorch, TensorFlow: as `python_int` says"),
+        /// The Python int is an operand like any other: `python_int` decides (the lattice
+        /// policies; JAX 0.10 itself wraps it, `jnp.less(uint8(1), -1)` is True).
+        Operand = "operand" ("the lattice policies: as `python_int` says"),
         /// It is compared by its value (NumPy 2: `uint8 < -1` is False, `int8 == 300` False,
         /// no OverflowError), against integer dtypes of a byte or more (ml_dtypes' int4 raises).
         Exact = "exact" ("NumPy 2: compared by value"),

@@ -7,6 +7,7 @@ use super::astype::astype;
 use super::complex::complex_alpha;
 use super::dispatch::{run_binary, run_opmath};
 use super::input::Input;
+use super::lanes::int_value;
 use super::plan::{exact_comparison, plan};
 use super::shape::{check_out, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
@@ -174,26 +175,13 @@ enum Exact<'a> {
 /// Python int outside its dtype (`IntComparison::Exact`: NumPy 2's `uint8 < -1` is False). The
 /// cases are few and the loop plain.
 fn compare_exactly(op: Op, a: Exact, b: Exact, out: &mut Array) {
-    let value = |d: DType, bits: u64| -> i128 {
-        match d {
-            DType::Int {
-                bits: w,
-                signed: true,
-            } if w < 64 => {
-                let shift = 64 - w;
-                (((bits << shift) as i64) >> shift) as i128
-            }
-            DType::Int { signed: true, .. } => bits as i64 as i128,
-            _ => bits as i128,
-        }
-    };
     let shape = out.shape.clone();
     let values = |e: Exact| -> Vec<i128> {
         match e {
             Exact::Array(a) => expand(a, &shape)
                 .bits()
                 .into_iter()
-                .map(|[p, _]| value(a.dtype, p))
+                .map(|[p, _]| int_value(a.dtype, p))
                 .collect(),
             Exact::Int(s) => vec![s; out.len()],
         }

@@ -225,10 +225,15 @@ pub(super) fn f64_lane(to: DType, bits: u64) -> f64 {
 
 /// Integer lane: the value as i64 (two's complement; uint64 reinterpreted).
 pub(super) fn int_lane(to: DType, bits: u64) -> i64 {
-    match value_of(to, bits) {
+    int_value(to, bits) as i64
+}
+
+/// The exact value of an integer (or bool) pattern of `d`, uint64 included.
+pub(super) fn int_value(d: DType, bits: u64) -> i128 {
+    match value_of(d, bits) {
         Value::Finite { neg, mant, .. } => {
             let m = mant as i128;
-            (if neg { -m } else { m }) as i64
+            if neg { -m } else { m }
         }
         _ => 0,
     }
