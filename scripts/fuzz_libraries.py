@@ -5,7 +5,7 @@ with the smallest reproducer of each. Usage, from the repository root, in an env
 has the library (build the binary first: cargo build --release):
 
     scripts/fuzz_libraries.py torch|tensorflow|jax|numpy [--seed S] [--cases N] [--bin PATH]
-                              [--record STEM]
+                              [--record STEM] [--catalogue]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
 dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
@@ -45,6 +45,8 @@ parser.add_argument("--cases", type=int, default=2000)
 parser.add_argument("--bin", default="target/release/typejoin")
 parser.add_argument("--record", default=None)
 parser.add_argument("--show", type=int, default=40, help="classes printed")
+parser.add_argument("--catalogue", action="store_true",
+                    help="torch: draw its catalogue beyond the lattice too (uint16-64, float8)")
 args = parser.parse_args()
 seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
 
@@ -55,6 +57,8 @@ if args.library == "torch":
 
     torch = lib.torch
     torch.set_num_threads(1)
+    if args.catalogue:
+        lib.use_catalogue()
     Tensor, name_of, clip_fn = torch.Tensor, lib.name_of, torch.clamp
     dims = lambda t: t.dim()  # noqa: E731
     version = torch.__version__

@@ -57,6 +57,29 @@ CANON_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000,
              "float64": 0x7FF8000000000000}
 
 
+# PyTorch's catalogue beyond its lattice that the kernels run (the `torch` policy's extension,
+# observed/torch_categories.json): drawn by scripts/fuzz_libraries.py torch --catalogue.
+CATALOGUE_INTS = ["uint16", "uint32", "uint64"]
+CATALOGUE_FLOAT8 = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                    "float8_e8m0fnu"]
+
+
+def use_catalogue():
+    """Adds CATALOGUE_INTS and CATALOGUE_FLOAT8 to the dtypes drawn and read."""
+    INTS.extend(CATALOGUE_INTS)
+    FLOATS.extend(CATALOGUE_FLOAT8)
+    ALL.extend(CATALOGUE_INTS + CATALOGUE_FLOAT8)
+    for n in CATALOGUE_INTS + CATALOGUE_FLOAT8:
+        T[n] = getattr(torch, n)
+    for n, view in (("uint16", torch.int16), ("uint32", torch.int32), ("uint64", torch.int64)):
+        BITS[T[n]] = view
+    for n in CATALOGUE_FLOAT8:
+        BITS[T[n]] = torch.uint8
+    # Each float8's positive quiet NaN (the runner's canonical NaN).
+    CANON_NAN.update({"float8_e4m3fn": 0x7F, "float8_e4m3fnuz": 0x80, "float8_e5m2": 0x7E,
+                      "float8_e5m2fnuz": 0x80, "float8_e8m0fnu": 0xFF})
+
+
 def name_of(dtype):
     return str(dtype).removeprefix("torch.")
 
@@ -92,6 +115,11 @@ def values(name):
         if info.min < 0:
             base += [-1, -2, -7, -100]
         return base + [rng.randint(info.min, info.max) for _ in range(6)]
+    if name in CATALOGUE_FLOAT8:
+        info = torch.finfo(T[name])
+        base = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 3.0, 7.0, 0.1, info.max, -info.max,
+                info.tiny, info.tiny / 4, math.inf, -math.inf, math.nan, 100.0]
+        return base + [rng.uniform(-50, 50) for _ in range(4)]
     if name in FLOATS:
         info = torch.finfo(T[name])
         base = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -2.5, 3.0, 7.0, 0.1, -1e-3, info.max, -info.max,

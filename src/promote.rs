@@ -12,6 +12,10 @@ pub const UNDEFINED: u8 = u8::MAX;
 /// dtypes (NumPy 2 compares int64 with uint64 exactly).
 pub const MIXED: u8 = u8::MAX - 1;
 
+/// A cell of a loop table (`Generated::loops`, `dtype_loops`, `sum_acc`): the policy's own
+/// rule (a lattice's cells in a policy a measured table extends).
+pub const RULE: u8 = u8::MAX - 2;
+
 /// How a policy promotes more than two operands (`clip`, `where`).
 #[derive(Debug, Clone, Copy)]
 pub enum Nary {
@@ -64,10 +68,13 @@ pub struct Generated {
     pub semantics: Semantics,
     /// Ops whose loop is not the join (a measured library's `kernels.loops`): for each, the
     /// node every pair computes in (`a * n + b`; `UNDEFINED`: no loop, `MIXED`: each operand in
-    /// its own dtype). Empty for a lattice policy.
+    /// its own dtype, `RULE`: the policy's rules). Empty for a lattice policy.
     pub loops: &'static [(OpId, &'static [u8])],
-    /// The node `sum` accumulates each node in (a measured library's `kernels.sum`); empty:
-    /// the `sum_lowest` rule.
+    /// Unary ops and `clip` by computation node (`UNDEFINED`: the library has no kernel for
+    /// it, `RULE`: it computes as the op says): PyTorch has no `neg` of uint16.
+    pub dtype_loops: &'static [(OpId, &'static [u8])],
+    /// The node `sum` accumulates each node in (a measured library's `kernels.sum`;
+    /// `UNDEFINED`: no kernel; `RULE`: the `sum_lowest` rule); empty: the rule for every node.
     pub sum_acc: &'static [u8],
     /// The n-ary rule.
     pub nary: Nary,
@@ -291,6 +298,7 @@ impl Generated {
                 Failure::Refused,
             )),
             MIXED => Ok(None),
+            RULE => return None,
             c => self.concrete(c as usize).map(Some),
         })
     }
@@ -306,11 +314,33 @@ impl Generated {
         Ok(self.loop_of(op, a, b).transpose()?.flatten())
     }
 
-    /// Whether the policy lists `op`'s loops (a measured library's table): a weak scalar then
-    /// converts to the loop's dtype directly (`np.true_divide(int8, 300)` is 1/300 in float64,
-    /// not an overflow of int8).
-    pub fn measures(&self, op: OpId) -> bool {
-        self.loops.iter().any(|(o, _)| *o == op)
+    /// Whether the policy lists the loop `op` computes `a` and `b` in (a measured library's
+    /// table): a weak scalar then converts to the loop's dtype directly
+    /// (`np.true_divide(int8, 300)` is 1/300 in float64, not an overflow of int8).
+    pub fn measures(&self, op: OpId, a: Operand, b: Operand) -> bool {
+        self.loop_of(op, a, b).is_some()
+    }
+
+    /// Whether the policy's library has a kernel of `op` (unary, `clip`) computing in `d`;
+    /// the error names the dtype where it has none (PyTorch's `neg` of uint16).
+    pub fn dtype_loop(&self, op: OpId, d: DType) -> Result<(), PromotionError> {
+        let Some((_, table)) = self.dtype_loops.iter().find(|(o, _)| *o == op) else {
+            return Ok(());
+        };
+        match self.array_node[d.id()] {
+            UNDEFINED => Ok(()),
+            i if table[i as usize] == UNDEFINED => Err(PromotionError(
+                format!(
+                    "{} has no kernel for {} in the {} policy's library (it raises); cast the \
+                     operand to a dtype it computes in",
+                    op.name(),
+                    d.name(),
+                    self.name
+                ),
+                Failure::Refused,
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Whether `op` compares `a` and `b` in a mixed loop, each in its own dtype (NumPy 2's
@@ -366,10 +396,21 @@ impl Generated {
     pub fn sum_type(&self, d: DType) -> Result<DType, PromotionError> {
         if !self.sum_acc.is_empty() {
             let i = self.index(Operand::Array(d))?;
-            return match self.sum_acc[i] {
-                UNDEFINED => Ok(d),
-                acc => self.concrete(acc as usize),
-            };
+            match self.sum_acc[i] {
+                RULE => {}
+                UNDEFINED => {
+                    return Err(PromotionError(
+                        format!(
+                            "sum has no kernel for {} in the {} policy's library (it raises); \
+                             cast the operand to a dtype it sums",
+                            d.name(),
+                            self.name
+                        ),
+                        Failure::Refused,
+                    ));
+                }
+                acc => return self.concrete(acc as usize),
+            }
         }
         let low = match d {
             DType::Int { signed: false, .. } => self.sum_lowest_unsigned.or(self.sum_lowest),

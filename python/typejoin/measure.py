@@ -432,6 +432,128 @@ def torch_dtypes():
     return dtypes
 
 
+# The torch ops of the kernels' catalogue, each as PyTorch's own function.
+TORCH_BINARY = {
+    "add": "add", "subtract": "sub", "multiply": "mul", "true_divide": "true_divide",
+    "floor_divide": "floor_divide", "remainder": "remainder", "power": "pow",
+    "maximum": "maximum", "minimum": "minimum", "equal": "eq", "not_equal": "ne",
+    "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+}
+TORCH_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+# The dtypes of PyTorch's catalogue beyond TORCH_CORE that the reference kernels have an array
+# type of: the wide unsigned integers and the float8 formats (torch's sub-byte integers
+# cannot be filled, its float4 is packed, its bits and quantized types are opaque).
+TORCH_EXTENSION = ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e4m3fnuz",
+                   "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+def torch_kernels(dtypes, result, lattice):
+    """What PyTorch 2.15's CPU kernels do with the catalogue beyond its lattice (`extends`:
+    the lattice policy whose rules the other cells follow): for every op and every pair of
+    operands with at least one of TORCH_EXTENSION's dtypes (a two-element tensor, a zero-dim
+    one, or a Python number as a user writes it, through the operator when it comes first),
+    null where PyTorch raises although the pair promotes ("\"mul_cpu\" not implemented for
+    'Float8_e4m3fn'", `uint16 + uint16`), the result dtype where it is not what the lattice's
+    rules give (the promoted dtype; true_divide of integers the default float); `negative`,
+    `absolute` and `clip` (`torch.clamp(t, t, t)`) by dtype, and `sum`'s accumulator (null:
+    no kernel)."""
+    import operator
+
+    import torch
+
+    ext = [n for n in TORCH_EXTENSION if n in dtypes]
+    scalars = {"b*": True, "i*": 1, "f*": 1.5, "c*": 1j}
+    default = str(torch.get_default_dtype()).removeprefix("torch.")
+    by_dtype = {d: n for n, d in dtypes.items()}
+    integral = set(n for n, d in dtypes.items() if not d.is_floating_point and not d.is_complex)
+
+    def value(n):
+        if n in scalars:
+            return scalars[n]
+        base, _, cat = n.partition("@")
+        # Two elements: PyTorch's mul of a float8 by a one-element tensor takes its CPU
+        # scalar path, which has no float8 kernel (docs/policy-kinds.md).
+        shape = () if cat == "0d" else (2,)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return torch.ones(shape, dtype=dtypes[base])
+            except Exception:  # no fill kernel (bcomplex32): an empty tensor still promotes
+                return torch.empty(shape, dtype=dtypes[base])
+
+    def name(d):
+        return by_dtype.get(d, str(d).removeprefix("torch."))
+
+    def base(n):
+        return n.partition("@")[0]
+
+    def call(f, *args):
+        """The result dtype's name; None where the op raises for want of a kernel; "promotion"
+        where it raises because the operands do not promote."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return name(f(*args).dtype)
+            except Exception as e:  # no kernel for the dtype: that is the datum
+                m = str(e)
+                return "promotion" if "Promotion" in m or "result type" in m else None
+
+    operators = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+                 "true_divide": operator.truediv, "floor_divide": operator.floordiv,
+                 "remainder": operator.mod, "power": operator.pow, "equal": operator.eq,
+                 "not_equal": operator.ne, "less": operator.lt, "less_equal": operator.le,
+                 "greater": operator.gt, "greater_equal": operator.ge,
+                 "bitwise_and": operator.and_, "bitwise_or": operator.or_,
+                 "bitwise_xor": operator.xor}
+    names = [n for n in result if n in scalars or base(n) in TORCH_CORE or base(n) in ext]
+    loops = {}
+    for op, fn in TORCH_BINARY.items():
+        f = getattr(torch, fn)
+        cells = {}
+        for a in names:
+            for b in names:
+                if base(a) not in ext and base(b) not in ext:
+                    continue
+                joined = result[a].get(b)
+                if op not in operators and (a in scalars or b in scalars):
+                    continue  # torch.maximum takes no Python number
+                out = call(operators[op] if a in scalars else f, value(a), value(b))
+                if joined is None:
+                    # No promotion: the op raises, as a promotion error or for want of a
+                    # kernel (`torch.minimum` of a complex and a uint16 is a TypeError).
+                    if out != "promotion":
+                        cells.setdefault(a, {})[b] = out
+                    continue
+                if out == "promotion":
+                    out = None
+                if op in TORCH_COMPARISONS:
+                    rule = "bool"
+                elif op == "true_divide" and joined in integral:
+                    rule = default
+                else:
+                    rule = joined
+                if out != rule:
+                    # A comparison computes in the promoted dtype: only its refusal is data.
+                    cells.setdefault(a, {})[b] = None if op in TORCH_COMPARISONS else out
+        loops[op] = cells
+    unary = {"negative": torch.neg, "absolute": torch.abs,
+             "clip": lambda t: torch.clamp(t, t, t)}
+    for op, f in unary.items():
+        cells = {}
+        for n in ext:
+            out = call(f, value(n))
+            out = None if out == "promotion" else out
+            if out != n:
+                cells[n] = out
+        loops[op] = cells
+    acc = {n: call(torch.sum, value(n)) for n in ext}
+    acc = {n: None if a == "promotion" else a for n, a in acc.items()}
+    return {"extends": lattice, "dtypes": [x for n in ext for x in (n, f"{n}@0d")],
+            "loops": loops, "sum": acc}
+
+
 def dump_torch_categories():
     """Every torch dtype as a dimensioned tensor (`int8`) and a zero-dim tensor (`int8@0d`),
     with the Python scalars False, 0, 0.0, 0j (`b*`, `i*`, `f*`, `c*`): torch.result_type of
@@ -498,6 +620,7 @@ def dump_torch_categories():
         "result": result,
         "triples": triples,
         "errors": errors,
+        "kernels": torch_kernels(dtypes, result, "torch" if str(torch.get_default_dtype()) == "torch.float32" else "torch-float64"),
         "nary": {
             "rule": "torch",
             "floating": [n for n in names if dtypes[n].is_floating_point],

@@ -17,16 +17,47 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
     );
     let mut modules: Vec<(String, String)> = Vec::new();
     let mut refused = false;
+    let mut inputs = Vec::new();
     for f in files {
         let text = read(f)?;
         let input = Input::parse(&f.to_string_lossy(), &text)?;
+        inputs.push((f, text, input));
+    }
+    // A measured table that extends a lattice policy (`"kernels": {"extends": "torch"}`) is
+    // generated inside that policy's module.
+    let extends = |input: &Input| match input {
+        Input::Observed(o) => o.kernels.as_ref().and_then(|k| k.extends.clone()),
+        Input::Policy { .. } => None,
+    };
+    for (f, _, input) in &inputs {
+        if let Some(name) = extends(input) {
+            let found = inputs.iter().any(
+                |(_, _, p)| matches!(p, Input::Policy { policy, .. } if policy.name() == name),
+            );
+            if !found {
+                return Err(LoadError::one(
+                    Diagnostic::file(
+                        &shown(f),
+                        format!("this table extends the `{name}` policy, which was not passed"),
+                    )
+                    .with_help(format!(
+                        "pass the policy file beside it (lattices/{name}.toml)"
+                    )),
+                ));
+            }
+        }
+    }
+    for (f, text, input) in &inputs {
+        if extends(input).is_some() {
+            continue;
+        }
         let prov = typejoin::Provenance {
             path: &shown(f),
-            text: &text,
+            text,
             command: &command,
         };
         let report = input.check(CheckOptions::default());
-        let module = match &input {
+        let module = match input {
             Input::Policy { policy, joins, .. } => {
                 let checked = typejoin::Checked::from(report);
                 if !checked.ok() {
@@ -41,7 +72,38 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
                     refused = true;
                     continue;
                 }
-                typejoin::render::codegen::module(policy, joins, &prov)
+                let extension = inputs.iter().find(|(_, _, x)| {
+                    extends(x).as_deref() == Some(policy.name())
+                });
+                match extension {
+                    None => typejoin::render::codegen::module(policy, joins, &prov),
+                    Some((g, table_text, Input::Observed(observed))) => {
+                        let table = typejoin::Provenance {
+                            path: &shown(g),
+                            text: table_text,
+                            command: &command,
+                        };
+                        let table_report = inputs
+                            .iter()
+                            .find(|(h, _, _)| h == g)
+                            .map(|(_, _, x)| x.check(CheckOptions::default()))
+                            .expect("the extension is one of the inputs");
+                        typejoin::render::codegen::extended_module(
+                            policy,
+                            joins,
+                            observed,
+                            &table_report,
+                            &prov,
+                            &table,
+                        )
+                        .map_err(|e| {
+                            LoadError::one(Diagnostic::file(&shown(g), e).with_help(
+                                "re-measure the table (scripts/dump_table.py) or correct the lattice",
+                            ))
+                        })?
+                    }
+                    Some(_) => unreachable!("only a measured table extends a policy"),
+                }
             }
             Input::Observed(observed) => typejoin::render::codegen::table_module(
                 observed, &report, &prov,
@@ -59,7 +121,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
             .unwrap_or_default();
         // A measured table's policy is its library's (`observed/numpy_result_type.json` runs
         // as `--policy numpy`).
-        let stem = match &input {
+        let stem = match input {
             Input::Observed(o) => o.library.clone().unwrap_or(stem),
             Input::Policy { .. } => stem,
         };

@@ -61,23 +61,27 @@ struct Plan {
     semantics: crate::numeric::op::Semantics,
     /// (op, each pair's loop).
     loops: Vec<(&'static str, Vec<Loop>)>,
-    sum_acc: Vec<Option<usize>>,
+    /// (op, each computation node's loop: refused or the rule).
+    dtype_loops: Vec<(&'static str, Vec<Loop>)>,
+    sum_acc: Vec<Loop>,
     nary: Option<Vec<crate::policy::nary::NumpyClass>>,
 }
 
 /// The module of one verified policy.
 pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
-    let n = policy.dtypes.len();
-    let rule = |op: &str, f: &dyn Fn(&crate::policy::spec::OpRule) -> Option<usize>| {
-        policy.ops.iter().find(|r| r.op == op).and_then(f)
-    };
-    // true_divide: each integer or bool join's result (an exception, or the default).
+    write(&lattice_plan(policy, joins), prov, None)
+}
+
+/// What an integer or bool node's `true_divide` becomes under `policy`'s rule.
+fn true_divide_of(policy: &Policy, dtypes: &[String]) -> Vec<Option<usize>> {
     let td = policy.ops.iter().find(|r| r.op == "true_divide");
-    let true_divide = (0..n)
-        .map(|i| {
-            let d = &policy.dtypes[i];
+    dtypes
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let base = d.split('@').next().unwrap_or(d);
             let integral = matches!(
-                crate::numeric::dtype::kind(d),
+                crate::numeric::dtype::kind(base),
                 crate::numeric::dtype::Kind::Bool
                     | crate::numeric::dtype::Kind::Signed
                     | crate::numeric::dtype::Kind::Unsigned
@@ -90,7 +94,16 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
                     .or(r.integer_result)
             })
         })
-        .collect();
+        .collect()
+}
+
+fn lattice_plan(policy: &Policy, joins: &JoinTable) -> Plan {
+    let n = policy.dtypes.len();
+    let rule = |op: &str, f: &dyn Fn(&crate::policy::spec::OpRule) -> Option<usize>| {
+        policy.ops.iter().find(|r| r.op == op).and_then(f)
+    };
+    // true_divide: each integer or bool join's result (an exception, or the default).
+    let true_divide = true_divide_of(policy, &policy.dtypes);
     let canonical = policy
         .canonical
         .iter()
@@ -101,7 +114,7 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
             ))
         })
         .collect();
-    let plan = Plan {
+    Plan {
         name: policy.name.clone(),
         about: format!(
             "{}, generated from a lattice whose laws hold",
@@ -134,24 +147,15 @@ pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
         canonical,
         semantics: policy.kernels,
         loops: Vec::new(),
+        dtype_loops: Vec::new(),
         sum_acc: Vec::new(),
         nary: None,
-    };
-    write(&plan, prov)
+    }
 }
 
-/// The module of a measured library's table that declares what its library computes in
-/// (`"kernels"`): its pairs as measured, its n-ary rule, each op's measured loops and `sum`'s
-/// accumulators. The module's doc lists every law `report` (the table's check) finds broken:
-/// the kernels run the library as it is, and the module says it is not a lattice. `None` when
-/// the table has no `kernels`.
-pub fn table_module(
-    observed: &crate::policy::observed::Observed,
-    report: &crate::laws::Report,
-    prov: &Provenance,
-) -> Option<String> {
-    let kernels = observed.kernels.as_ref()?;
-    let breaks: Vec<String> = report
+/// The laws a checked table breaks, one phrase each (`not associative (1334 triples)`).
+fn broken_laws(report: &crate::laws::Report) -> Vec<String> {
+    report
         .laws
         .iter()
         .filter(|l| l.status == crate::laws::Status::Violated)
@@ -173,7 +177,218 @@ pub fn table_module(
                 }
             )
         })
+        .collect()
+}
+
+/// The module of a verified lattice policy that a measured table extends (`"kernels":
+/// {"extends": …, "dtypes": […]}`): the lattice's nodes, joins and rules unchanged, then the
+/// table's added dtypes with their measured pairs, each op's measured refusals and `sum`'s
+/// accumulators. The module's doc names the table and the laws it breaks. `Err` (a sentence)
+/// where the table contradicts the lattice on the lattice's own pairs, or a measured result
+/// is a dtype the module does not have.
+pub fn extended_module(
+    policy: &Policy,
+    joins: &JoinTable,
+    observed: &crate::policy::observed::Observed,
+    report: &crate::laws::Report,
+    prov: &Provenance,
+    table: &Provenance,
+) -> Result<String, String> {
+    let kernels = observed
+        .kernels
+        .as_ref()
+        .filter(|k| k.extends.as_deref() == Some(policy.name.as_str()))
+        .ok_or_else(|| format!("{} does not extend the {} policy", table.path, policy.name))?;
+    let mut plan = lattice_plan(policy, joins);
+    let base = plan.dtypes.len();
+    let t = &observed.table;
+    let named = |dtypes: &[String], name: &str| dtypes.iter().position(|d| d == name);
+    // Each table node's node in the module: the lattice's of its name. A name the lattice
+    // folds into another node (a Python bool and a zero-dim bool are its `bool`) gets a node of
+    // its own, whose pairs with the lattice's nodes are those of the node it folds into (a
+    // bool tensor does not promote with a float8 one; a Python bool does). Then the added
+    // dtypes.
+    let lattice_names = plan.dtypes.clone();
+    let folded = |name: &str| -> Option<usize> {
+        if named(&lattice_names, name).is_some() {
+            return None;
+        }
+        if name == "b*" {
+            return named(&lattice_names, "bool");
+        }
+        let (b, cat) = name.split_once('@')?;
+        (cat == "0d").then(|| named(&lattice_names, b)).flatten()
+    };
+    let mut lattice_of: Vec<Option<usize>> = (0..base).map(Some).collect();
+    for i in 0..t.n() {
+        if let Some(l) = folded(t.name(i)) {
+            plan.dtypes.push(t.name(i).to_string());
+            lattice_of.push(Some(l));
+        }
+    }
+    let aliases = plan.dtypes.len();
+    for &i in &kernels.dtypes {
+        plan.dtypes.push(t.name(i).to_string());
+        lattice_of.push(None);
+    }
+    let node_of: Vec<Option<usize>> = (0..t.n()).map(|i| named(&plan.dtypes, t.name(i))).collect();
+    let n = plan.dtypes.len();
+    let (names, mats) = (plan.dtypes.clone(), plan.materialise.clone());
+    let table_of: Vec<usize> = (0..n)
+        .map(|u| node_of.iter().position(|&m| m == Some(u)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{} lacks a dtype of the {} policy", table.path, policy.name))?;
+    let dim = |u: usize| names[u].split('@').next().unwrap_or_default().to_string();
+    let concrete = |u: usize| -> Option<String> { mats[u].map(|m| names[m].clone()) };
+    let mut join = vec![None; n * n];
+    let mut contradictions = Vec::new();
+    for a in 0..n {
+        for b in 0..n {
+            // A measured cell is a materialised dtype (the table may name it by a node).
+            let measured = t.get(table_of[a], table_of[b]).map(|r| {
+                let m = observed
+                    .materialised
+                    .as_ref()
+                    .and_then(|m| m[r])
+                    .unwrap_or(r);
+                t.name(m).split('@').next().unwrap_or_default().to_string()
+            });
+            if let (Some(la), Some(lb)) = (lattice_of[a], lattice_of[b]) {
+                let lattice = plan.join[la * base + lb];
+                if lattice.and_then(concrete) != measured {
+                    contradictions.push(format!(
+                        "{} ∨ {}: the lattice gives {}, the table {}",
+                        names[a],
+                        names[b],
+                        lattice.and_then(concrete).as_deref().unwrap_or("none"),
+                        measured.as_deref().unwrap_or("none")
+                    ));
+                }
+                join[a * n + b] = lattice;
+                continue;
+            }
+            // An added pair's result keeps an operand's node when it is that operand's dtype
+            // (`uint16@0d ∨ uint16@0d` stays zero-dim), the dimensioned one first.
+            join[a * n + b] = match measured {
+                None => None,
+                Some(r) => Some(
+                    [a, b]
+                        .into_iter()
+                        .filter(|&u| dim(u) == r)
+                        .min_by_key(|&u| names[u].contains('@'))
+                        .or_else(|| named(&names, &r))
+                        .ok_or_else(|| {
+                            format!(
+                                "{} ∨ {} is {r}, which the {} module does not have",
+                                names[a], names[b], policy.name
+                            )
+                        })?,
+                ),
+            };
+        }
+    }
+    if !contradictions.is_empty() {
+        let shown = contradictions.len().min(3);
+        return Err(format!(
+            "{} contradicts the {} lattice on {} of its pairs: {}",
+            table.path,
+            policy.name,
+            contradictions.len(),
+            contradictions[..shown].join("; ")
+        ));
+    }
+    plan.join = join;
+    for (u, lattice) in lattice_of.iter().enumerate().skip(base) {
+        let m = match lattice {
+            Some(l) => mats[*l],
+            None => Some(named(&names, &dim(u)).unwrap_or(u)),
+        };
+        plan.materialise.push(m);
+    }
+    plan.true_divide = true_divide_of(policy, &plan.dtypes);
+    let module_node = |i: usize| node_of[i].expect("loops name the module's dtypes");
+    let in_module = |i: usize| node_of[i].is_some();
+    let map_loop = |l: Loop| match l {
+        Loop::In(c) => node_of[c].map_or(Loop::Rule, Loop::In),
+        Loop::Mixed(x, y) => match (node_of[x], node_of[y]) {
+            (Some(x), Some(y)) => Loop::Mixed(x, y),
+            _ => Loop::Rule,
+        },
+        l => l,
+    };
+    plan.loops = kernels
+        .loops
+        .iter()
+        .map(|(op, cells)| {
+            let mut table = vec![Loop::Rule; n * n];
+            for &((a, b), l) in cells {
+                if in_module(a) && in_module(b) {
+                    table[module_node(a) * n + module_node(b)] = map_loop(l);
+                }
+            }
+            (op.name(), table)
+        })
         .collect();
+    plan.dtype_loops = kernels
+        .dtype_loops
+        .iter()
+        .map(|(op, cells)| {
+            let mut table = vec![Loop::Rule; n];
+            for &(a, l) in cells {
+                if in_module(a) && l == Loop::Refused {
+                    table[module_node(a)] = Loop::Refused;
+                }
+            }
+            (op.name(), table)
+        })
+        .collect();
+    if kernels.sum.iter().any(Option::is_some) {
+        plan.sum_acc = vec![Loop::Rule; n];
+        for (i, acc) in kernels.sum.iter().enumerate() {
+            if let (Some(u), Some(l)) = (node_of[i], acc) {
+                plan.sum_acc[u] = map_loop(*l);
+            }
+        }
+    }
+    let added: Vec<&str> = plan.dtypes[aliases..]
+        .iter()
+        .filter(|d| !d.contains('@'))
+        .map(String::as_str)
+        .collect();
+    let breaks = broken_laws(report);
+    plan.about += &format!(
+        ".\n//!\n//! Extended by the measured table {} with {} dtypes beyond the lattice ({}), their \
+         pairs, and what the library has no kernel for{}",
+        table.path,
+        added.len(),
+        added.join(", "),
+        if breaks.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ". The measured table (all {} of its operands) is not a lattice: {}. The \
+                 lattice's laws hold on its own nodes; the kernels run the added dtypes as the \
+                 library does",
+                t.n(),
+                breaks.join("; ")
+            )
+        }
+    );
+    Ok(write(&plan, prov, Some(table)))
+}
+
+/// The module of a measured library's table that declares what its library computes in
+/// (`"kernels"`): its pairs as measured, its n-ary rule, each op's measured loops and `sum`'s
+/// accumulators. The module's doc lists every law `report` (the table's check) finds broken:
+/// the kernels run the library as it is, and the module says it is not a lattice. `None` when
+/// the table has no `kernels`.
+pub fn table_module(
+    observed: &crate::policy::observed::Observed,
+    report: &crate::laws::Report,
+    prov: &Provenance,
+) -> Option<String> {
+    let kernels = observed.kernels.as_ref().filter(|k| k.extends.is_none())?;
+    let breaks = broken_laws(report);
     let t = &observed.table;
     let n = t.n();
     let dtypes: Vec<String> = (0..n).map(|i| t.name(i).to_string()).collect();
@@ -221,21 +436,46 @@ pub fn table_module(
         canonical: Vec::new(),
         semantics: kernels.conventions,
         loops,
-        sum_acc: kernels.sum.clone(),
+        dtype_loops: kernels
+            .dtype_loops
+            .iter()
+            .map(|(op, cells)| {
+                let mut table = vec![Loop::Rule; n];
+                for &(a, l) in cells {
+                    if l == Loop::Refused {
+                        table[a] = Loop::Refused;
+                    }
+                }
+                (op.name(), table)
+            })
+            .collect(),
+        sum_acc: kernels
+            .sum
+            .iter()
+            .map(|l| l.unwrap_or(Loop::Rule))
+            .collect(),
         nary: match &observed.nary {
             Some(crate::policy::nary::NaryRule::Numpy(c)) => Some(c.clone()),
             _ => None,
         },
         dtypes,
     };
-    Some(write(&plan, prov))
+    Some(write(&plan, prov, None))
 }
 
-fn write(plan: &Plan, prov: &Provenance) -> String {
+fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> String {
     let n = plan.dtypes.len();
     let idx = |i: usize| format!("{i}");
     let u8_or_u = |i: Option<usize>| i.map_or("U".to_string(), idx);
     let mut s = header(prov);
+    if let Some(x) = extension {
+        s += &format!(
+            "// extended by: {} (git blob {}, sha256 {})\n",
+            x.path,
+            x.blob(),
+            x.sha256()
+        );
+    }
     s += &format!(
         "//! The `{}` promotion policy{}.\n\n",
         plan.name, plan.about
@@ -245,12 +485,18 @@ fn write(plan: &Plan, prov: &Provenance) -> String {
     if plan.nary.is_some() {
         s += "use crate::policy::nary::{NumpyClass as C, NumpyKind as K};\n";
     }
-    if plan
-        .loops
-        .iter()
-        .any(|(_, t)| t.iter().any(|l| matches!(l, Loop::Mixed(..))))
-    {
+    let all_loops = || {
+        plan.loops
+            .iter()
+            .chain(&plan.dtype_loops)
+            .flat_map(|(_, t)| t)
+            .chain(&plan.sum_acc)
+    };
+    if all_loops().any(|l| matches!(l, Loop::Mixed(..))) {
         s += "use crate::promote::MIXED as M;\n";
+    }
+    if all_loops().any(|l| matches!(l, Loop::Rule)) {
+        s += "use crate::promote::RULE as R;\n";
     }
     s += "use crate::promote::{Generated, Nary, UNDEFINED as U};\n\n";
     s += "#[rustfmt::skip]\n";
@@ -335,30 +581,42 @@ fn write(plan: &Plan, prov: &Provenance) -> String {
         .collect();
     s += &format!("    canonical: &[{}],\n", canonical.join(", "));
     s += &format!("    semantics: {},\n", plan.semantics.to_rust());
+    let cell = |l: Loop| match l {
+        Loop::Refused => "U".to_string(),
+        Loop::Mixed(..) => "M".to_string(),
+        Loop::Rule => "R".to_string(),
+        Loop::In(c) => idx(c),
+    };
     if plan.loops.is_empty() {
         s += "    loops: &[],\n";
     } else {
-        s += "    // each op's loop: the node a pair computes in (U: no loop; M: a mixed loop)\n";
+        s += "    // each op's loop: the node a pair computes in (U: no loop; M: a mixed loop; R: the policy's rules)\n";
         s += "    loops: &[\n";
         for (op, table) in &plan.loops {
             s += &format!("        ({}, &[\n", op_id(op));
             for a in 0..n {
-                let row: Vec<String> = (0..n)
-                    .map(|b| match table[a * n + b] {
-                        Loop::Refused => "U".to_string(),
-                        Loop::Mixed(..) => "M".to_string(),
-                        Loop::In(c) => idx(c),
-                    })
-                    .collect();
+                let row: Vec<String> = (0..n).map(|b| cell(table[a * n + b])).collect();
                 s += &format!("            {}, // {}\n", row.join(", "), plan.dtypes[a]);
             }
             s += "        ]),\n";
         }
         s += "    ],\n";
     }
-    let acc: Vec<String> = plan.sum_acc.iter().map(|&m| u8_or_u(m)).collect();
+    if plan.dtype_loops.is_empty() {
+        s += "    dtype_loops: &[],\n";
+    } else {
+        s += "    // unary ops and clip by computation node (U: no kernel; R: the op's rule)\n";
+        s += "    dtype_loops: &[\n";
+        for (op, table) in &plan.dtype_loops {
+            let row: Vec<String> = table.iter().map(|&l| cell(l)).collect();
+            s += &format!("        ({}, &[{}]),\n", op_id(op), row.join(", "));
+        }
+        s += "    ],\n";
+    }
+    let acc: Vec<String> = plan.sum_acc.iter().map(|&l| cell(l)).collect();
     if !acc.is_empty() {
-        s += "    // the node sum accumulates each node in (U: the node itself)\n";
+        s +=
+            "    // the node sum accumulates each node in (U: no kernel; R: the sum_lowest rule)\n";
     }
     s += &format!("    sum_acc: &[{}],\n", acc.join(", "));
     match &plan.nary {

@@ -20,19 +20,34 @@ pub enum Loop {
     /// A mixed loop whose two inputs keep their dtypes (NumPy 2 compares int64 with uint64
     /// exactly).
     Mixed(usize, usize),
+    /// The policy's own rules (a cell of a lattice that a measured table extends).
+    Rule,
 }
 
 /// One op's measured cells whose loop is not the pair's result: `((a, b), loop)`.
 pub type OpLoops = (OpId, Vec<((usize, usize), Loop)>);
 
+/// One op's measured dtypes whose loop is not the dtype itself (`negative`, `absolute`, `clip`
+/// by its computation dtype): `(a, loop)`.
+pub type DTypeLoops = (OpId, Vec<(usize, Loop)>);
+
 /// A measured table's `"kernels"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kernels {
     pub conventions: Semantics,
+    /// The lattice policy this table extends (`"extends": "torch"`): its nodes and rules stay,
+    /// and the table adds `dtypes` with their measured pairs and loops (PyTorch's catalogue
+    /// beyond its lattice). `None`: the table is a policy of its own (NumPy).
+    pub extends: Option<String>,
+    /// With `extends`, the table's dtypes it adds (by index).
+    pub dtypes: Vec<usize>,
     /// Each listed binary op's cells whose loop is not the pair's result: `((a, b), loop)`.
     pub loops: Vec<OpLoops>,
-    /// The dtype `sum` accumulates each operand in (by index; `None`: not measured).
-    pub sum: Vec<Option<usize>>,
+    /// Each listed unary, clip or where op's dtypes whose loop is not the dtype's own.
+    pub dtype_loops: Vec<DTypeLoops>,
+    /// The loop `sum` accumulates each operand in (by index; `None`: not measured;
+    /// `Loop::Refused`: no kernel).
+    pub sum: Vec<Option<Loop>>,
 }
 
 /// Parses `"kernels"` for a table of `names` (`at` locates a key path). Errors name the key.
@@ -52,13 +67,13 @@ pub(crate) fn parse(
         return None;
     };
     for key in obj.keys() {
-        if !["conventions", "loops", "sum"].contains(&key.as_str()) {
+        if !["conventions", "extends", "dtypes", "loops", "sum"].contains(&key.as_str()) {
             errors.push(
                 src.error(
                     at(&["kernels", key]),
                     format!("unknown `kernels` key `{key}`"),
                 )
-                .with_help("the keys of `kernels` are conventions, loops and sum"),
+                .with_help("the keys of `kernels` are conventions, extends, dtypes, loops and sum"),
             );
         }
     }
@@ -96,7 +111,7 @@ pub(crate) fn parse(
             ),
         }
     }
-    let mut loops = Vec::new();
+    let (mut loops, mut dtype_loops) = (Vec::new(), Vec::new());
     match obj.get("loops").map(Value::as_object) {
         None => {}
         Some(None) => errors.push(
@@ -106,17 +121,35 @@ pub(crate) fn parse(
         Some(Some(ops)) => {
             for (op, rows) in ops {
                 let span = at(&["kernels", "loops", op]);
-                let id =
-                    OpId::named(op).filter(|o| o.info().arity == Arity::Binary && o.info().kernel);
+                let id = OpId::named(op).filter(|o| o.info().kernel);
                 let Some(id) = id else {
                     errors.push(
-                        src.error(span, format!("`{op}` is not a binary op of the kernels"))
-                            .with_help(
-                                "loops are measured for the binary ops of docs/lattices/ops.md",
-                            ),
+                        src.error(span, format!("`{op}` is not an op of the kernels"))
+                            .with_help("loops are measured for the ops of docs/lattices/ops.md"),
                     );
                     continue;
                 };
+                let named = |v: &Value| v.as_str().and_then(index);
+                if id.info().arity != Arity::Binary {
+                    // By dtype: `{"uint16": null}`.
+                    let mut cells = Vec::new();
+                    for (a, cell) in rows.as_object().into_iter().flatten() {
+                        let span = at(&["kernels", "loops", op, a]);
+                        match (index(a), cell) {
+                            (Some(i), Value::Null) => cells.push((i, Loop::Refused)),
+                            (Some(i), v) if named(v).is_some() => {
+                                cells.push((i, Loop::In(named(v).unwrap_or(i))))
+                            }
+                            _ => errors.push(
+                                src.error(span, format!("loop of {op}({a}): `{a}` and its loop ({cell}) must be dtypes of `dtypes` (or the loop null)"))
+                                    .with_help("write \"negative\": {\"uint16\": null}: the dtype each dtype computes in, or null where the op raises"),
+                            ),
+                        }
+                    }
+                    cells.sort_by_key(|&(c, _)| c);
+                    dtype_loops.push((id, cells));
+                    continue;
+                }
                 let mut cells = Vec::new();
                 for (a, row) in rows.as_object().into_iter().flatten() {
                     let Some(i) = index(a) else {
@@ -138,7 +171,6 @@ pub(crate) fn parse(
                             );
                             continue;
                         };
-                        let named = |v: &Value| v.as_str().and_then(index);
                         let l = match cell {
                             Value::Null => Some(Loop::Refused),
                             Value::Array(two) if two.len() == 2 => named(&two[0])
@@ -165,18 +197,66 @@ pub(crate) fn parse(
         for (a, acc) in s.as_object().into_iter().flatten() {
             let span = at(&["kernels", "sum", a]);
             match (index(a), acc.as_str().and_then(index)) {
-                (Some(i), Some(t)) => sum[i] = Some(t),
+                (Some(i), Some(t)) => sum[i] = Some(Loop::In(t)),
+                (Some(i), None) if acc.is_null() => sum[i] = Some(Loop::Refused),
                 _ => errors.push(
                     src.error(span, format!("sum of `{a}`: both it and its accumulator ({acc}) must be one of `dtypes`"))
-                        .with_help("write \"sum\": {\"int8\": \"int64\", …}: the dtype the library sums each dtype in"),
+                        .with_help("write \"sum\": {\"int8\": \"int64\", …}: the dtype the library sums each dtype in (null: it has no kernel)"),
                 ),
             }
         }
     }
+    let extends = match obj.get("extends") {
+        None => None,
+        Some(Value::String(p)) => Some(p.clone()),
+        Some(v) => {
+            errors.push(
+                src.error(
+                    at(&["kernels", "extends"]),
+                    format!("`extends` must be a policy's name, not {v}"),
+                )
+                .with_help(
+                    "write \"extends\": \"torch\": the lattice policy this table adds dtypes to",
+                ),
+            );
+            None
+        }
+    };
+    let mut dtypes = Vec::new();
+    for v in obj
+        .get("dtypes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match v.as_str().and_then(index) {
+            Some(i) => dtypes.push(i),
+            None => errors.push(
+                src.error(
+                    at(&["kernels", "dtypes"]),
+                    format!("`kernels.dtypes` names {v}, which is not one of `dtypes`"),
+                )
+                .with_help("list the table's dtypes the extension adds to its lattice"),
+            ),
+        }
+    }
+    if extends.is_some() != obj.contains_key("dtypes") {
+        errors.push(
+            src.error(
+                at(&["kernels"]),
+                "`extends` and `dtypes` go together",
+            )
+            .with_help("a table that extends a lattice policy lists the dtypes it adds (\"dtypes\": [\"uint16\", …]); a table of its own has neither"),
+        );
+    }
     loops.sort_by_key(|(op, _)| *op);
+    dtype_loops.sort_by_key(|(op, _)| *op);
     (errors.len() == before).then_some(Kernels {
         conventions,
+        extends,
+        dtypes,
         loops,
+        dtype_loops,
         sum,
     })
 }

@@ -5,10 +5,11 @@
 use std::process::Command;
 
 use typejoin::{
-    Input, Provenance,
+    DType, Input, Provenance,
     op::OpId,
-    render::codegen::{index, module, module_name, table_module},
+    render::codegen::{extended_module, index, module, module_name, table_module},
 };
+use typejoin::{Failure, Operand, ScalarKind};
 
 use crate::{files, load, root};
 
@@ -26,6 +27,12 @@ fn shipped() -> Vec<String> {
 /// The measured library tables generated beside the lattices: each says what its library
 /// computes in (`"kernels"`), and runs as its library's policy (docs/policy-kinds.md).
 const LIBRARY_TABLES: &[&str] = &["observed/numpy_result_type.json"];
+/// The measured tables that extend a lattice policy with the rest of its library's catalogue
+/// (`"kernels": {"extends": …}`), in codegen's file order.
+const EXTENSIONS: &[(&str, &str)] = &[
+    ("torch", "observed/torch_categories.json"),
+    ("torch-float64", "observed/torch_categories_float64.json"),
+];
 
 /// A policy's `[kernels]` conventions and `[ops.X] kinds` reach its generated table: PyTorch's
 /// for `torch`, NumPy 2's (the default) for `jax`.
@@ -89,9 +96,14 @@ fn kernel_conventions_are_generated() {
 fn generated_modules_are_fresh() {
     let policies = shipped();
     let command = format!(
-        "typejoin codegen {} {} --out {COMMAND_DIR}",
+        "typejoin codegen {} {} {} --out {COMMAND_DIR}",
         policies.join(" "),
-        LIBRARY_TABLES.join(" ")
+        LIBRARY_TABLES.join(" "),
+        EXTENSIONS
+            .iter()
+            .map(|(_, p)| *p)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let mut names = Vec::new();
     for path in &policies {
@@ -101,15 +113,34 @@ fn generated_modules_are_fresh() {
         let text = std::fs::read_to_string(root().join(path)).unwrap();
         let stem = path.rsplit('/').next().unwrap().trim_end_matches(".toml");
         let name = module_name(stem);
-        let want = module(
-            &policy,
-            &joins,
-            &Provenance {
-                path,
-                text: &text,
-                command: &command,
-            },
-        );
+        let prov = Provenance {
+            path,
+            text: &text,
+            command: &command,
+        };
+        let want = match EXTENSIONS.iter().find(|(p, _)| *p == policy.name()) {
+            None => module(&policy, &joins, &prov),
+            Some((_, table)) => {
+                let input = load(table);
+                let Input::Observed(observed) = &input else {
+                    panic!("{table}")
+                };
+                let table_text = std::fs::read_to_string(root().join(table)).unwrap();
+                extended_module(
+                    &policy,
+                    &joins,
+                    observed,
+                    &input.check(Default::default()),
+                    &prov,
+                    &Provenance {
+                        path: table,
+                        text: &table_text,
+                        command: &command,
+                    },
+                )
+                .unwrap()
+            }
+        };
         let file = root().join(COMMAND_DIR).join(format!("{name}.rs"));
         let have = std::fs::read_to_string(&file).unwrap_or_default();
         assert!(
@@ -166,19 +197,26 @@ fn generated_tables_equal_the_lattices() {
             panic!()
         };
         let g = typejoin::policy(policy.name()).unwrap();
+        // An extended policy (torch) has its lattice's nodes first, then the added ones.
+        let n = policy.dtypes().len();
         assert_eq!(
-            g.dtypes,
+            g.dtypes[..n],
             policy
                 .dtypes()
                 .iter()
                 .map(String::as_str)
                 .collect::<Vec<_>>()
         );
-        let n = policy.dtypes().len();
+        let m = g.dtypes.len();
+        assert_eq!(
+            m > n,
+            EXTENSIONS.iter().any(|(p, _)| *p == policy.name()),
+            "{path}"
+        );
         for a in 0..n {
             for b in 0..n {
                 let want = joins.table.get(a, b).map_or(u8::MAX, |j| j as u8);
-                assert_eq!(g.join[a * n + b], want, "{path}: {a} ∨ {b}");
+                assert_eq!(g.join[a * m + b], want, "{path}: {a} ∨ {b}");
             }
         }
     }
@@ -229,7 +267,102 @@ fn a_library_table_generates_as_measured_and_says_what_it_breaks() {
     assert!(numpy.contains("//! The `numpy` promotion policy, generated from the library's measured table, which is not a lattice: not idempotent (4 pairs); not associative (1334 triples);"), "{}", &numpy[..600]);
     let g = typejoin::policy("numpy").unwrap();
     assert_eq!(g.source, "observed/numpy_result_type.json");
+    let int8 = Operand::Array(DType::Int {
+        bits: 8,
+        signed: true,
+    });
+    let add = OpId::of("add");
+    assert!(g.measures(add, int8, int8));
+    assert!(!typejoin::policy("jax").unwrap().measures(add, int8, int8));
+}
+
+/// PyTorch's catalogue beyond its lattice (uint16–64, the float8 formats) extends the `torch`
+/// policy from the measured table: the lattice's nodes and joins stay as checked; the added
+/// pairs, refusals and accumulators are torch 2.15's.
+#[test]
+fn the_torch_catalogue_extends_its_lattice_as_measured() {
+    let torch = std::fs::read_to_string(root().join("src/generated/torch.rs")).unwrap();
+    assert!(torch.contains("// extended by: observed/torch_categories.json (git blob "));
+    assert!(torch.contains("//! Extended by the measured table observed/torch_categories.json with 8 dtypes beyond the lattice (uint16, uint32, uint64, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)"), "{}", &torch[..1500]);
+    // The extension alone is refused: it has no lattice to extend.
+    let dir = std::env::temp_dir().join(format!("typejoin-codegen-ext-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+        .args(["codegen", "observed/torch_categories.json", "--out"])
+        .arg(&dir)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
     assert!(
-        g.measures(OpId::of("add")) && !typejoin::policy("jax").unwrap().measures(OpId::of("add"))
+        err.contains("this table extends the `torch` policy, which was not passed"),
+        "{err}"
     );
+    assert!(!dir.exists());
+    let g = typejoin::policy("torch").unwrap();
+    let (u16, f8) = (
+        DType::Int {
+            bits: 16,
+            signed: false,
+        },
+        DType::named("float8_e4m3fn").unwrap(),
+    );
+    let b = Operand::Array(DType::Bool);
+    // A bool tensor does not promote with a float8 one; a Python bool and a zero-dim bool do.
+    assert!(g.result_type(b, Operand::Array(f8)).is_err());
+    assert_eq!(
+        g.result_type(Operand::Scalar(ScalarKind::Bool), Operand::Array(f8)),
+        Ok(f8)
+    );
+    assert_eq!(
+        g.result_type(Operand::ZeroDim(DType::Bool), Operand::Array(f8)),
+        Ok(f8)
+    );
+    assert_eq!(
+        g.result_type(
+            Operand::Array(u16),
+            Operand::Array(DType::named("float16").unwrap())
+        ),
+        Ok(DType::named("float16").unwrap())
+    );
+    assert!(
+        g.result_type(
+            Operand::Array(u16),
+            Operand::Array(DType::Int {
+                bits: 8,
+                signed: false
+            })
+        )
+        .is_err()
+    );
+    // torch.mul computes float8 and uint16; torch.add has no kernel for either.
+    let mul = OpId::of("multiply");
+    assert_eq!(
+        g.op_type(mul, Operand::Array(f8), Operand::Array(f8)),
+        Ok(f8)
+    );
+    assert_eq!(
+        g.op_type(mul, Operand::Array(u16), Operand::Array(u16)),
+        Ok(u16)
+    );
+    for d in [u16, f8] {
+        let e = g
+            .op_type(OpId::of("add"), Operand::Array(d), Operand::Array(d))
+            .unwrap_err();
+        assert_eq!(e.1, Failure::Refused, "{e:?}");
+    }
+    assert_eq!(
+        g.true_divide_type(Operand::Array(u16), Operand::Array(u16)),
+        Ok(DType::Float32)
+    );
+    assert!(g.dtype_loop(OpId::of("negative"), u16).is_err());
+    assert!(g.dtype_loop(OpId::of("absolute"), f8).is_ok());
+    assert_eq!(
+        g.sum_type(u16),
+        Ok(DType::Int {
+            bits: 64,
+            signed: true
+        })
+    );
+    assert_eq!(g.sum_type(f8).unwrap_err().1, Failure::Refused);
 }

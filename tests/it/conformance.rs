@@ -657,3 +657,75 @@ fn every_numpy_case_is_bit_exact_but_the_known_differences() {
     assert_eq!(differ, want);
     assert_eq!(same, 3000 - want.values().sum::<usize>());
 }
+
+/// PyTorch 2.15's catalogue beyond its lattice, measured live by `scripts/fuzz_libraries.py
+/// torch --catalogue --seed 92002 --cases 2000 --record torch_catalogue`: random calls as a
+/// user makes them over the lattice's dtypes and uint16, uint32, uint64 and the five float8
+/// formats, run by the `torch` policy that observed/torch_categories.json extends (its
+/// measured pairs and the kernels torch has: `uint16 + uint16` and `float8 * 2` raise,
+/// `uint16 * uint16` and `float8 * float8` compute). Every case answers as torch does except
+/// the differences counted here by class (docs/policy-kinds.md): `clip` is promoted by a fold
+/// where torch's n-ary rule reads every operand's category; a clip bound past the result's
+/// range; torch's own float8_e8m0fnu
+/// conversion; complex32 has no array type; torch's complex division; a place-dependent
+/// float16 floor_divide.
+#[test]
+fn every_torch_catalogue_case_is_bit_exact_but_the_known_differences() {
+    let torch = typejoin::policy("torch").unwrap();
+    let cases = lines("tests/data/kernels/torch_catalogue_cases.jsonl");
+    let expected = lines("tests/data/kernels/torch_catalogue_expected.jsonl");
+    assert_eq!((cases.len(), expected.len()), (2000, 2000));
+    let mut differ = std::collections::BTreeMap::<&str, usize>::new();
+    let mut same = 0;
+    let mut catalogue = 0;
+    for (case, want) in cases.iter().zip(&expected) {
+        catalogue += usize::from(
+            ["uint16", "uint32", "uint64", "float8"]
+                .iter()
+                .any(|d| case.contains(d)),
+        );
+        let c: Value = serde_json::from_str(case).unwrap();
+        let got: Value = serde_json::from_str(&run_line(torch, case, Limits::default())).unwrap();
+        let want: Value = serde_json::from_str(want).unwrap();
+        let agree = match (want.get("kind"), got.get("kind")) {
+            (Some(_), _) | (_, Some(_)) => want.get("kind") == got.get("kind"),
+            _ => got == want,
+        };
+        if agree {
+            same += 1;
+            continue;
+        }
+        let op = c["op"].as_str().unwrap();
+        fn kind(v: &Value) -> Option<&str> {
+            v.get("kind").and_then(Value::as_str)
+        }
+        let class = match (op, kind(&want), kind(&got)) {
+            ("clip", Some("promotion"), _) => "clip: torch's n-ary rule",
+            ("clip", Some("overflow"), _) => "clip: a bound past the result's range",
+            (_, None, Some("unsupported")) => "complex32 has no array type",
+            ("true_divide", None, None) => "torch's complex division",
+            ("floor_divide", None, None) => "place-dependent floor_divide",
+            (_, None, None) if case.contains("float8_e8m0fnu") => {
+                "torch's float8_e8m0fnu conversion"
+            }
+            _ => "unclassified",
+        };
+        *differ.entry(class).or_default() += 1;
+    }
+    let want: std::collections::BTreeMap<&str, usize> = [
+        ("clip: torch's n-ary rule", 4),
+        ("clip: a bound past the result's range", 1),
+        ("complex32 has no array type", 1),
+        ("torch's complex division", 1),
+        ("place-dependent floor_divide", 1),
+        ("torch's float8_e8m0fnu conversion", 2),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(differ, want);
+    assert_eq!(same, 2000 - want.values().sum::<usize>());
+    assert!(
+        catalogue > 700,
+        "only {catalogue} cases reach the catalogue"
+    );
+}

@@ -282,10 +282,14 @@ fn a_bad_kernels_declaration_names_the_key_and_its_line() {
     );
     let bad = text.replacen("\"loops\": {", "\"loops\": {\"matmul\": {},", 1);
     let e = Input::parse("t.json", &bad).unwrap_err().to_string();
-    assert!(
-        e.contains("`matmul` is not a binary op of the kernels"),
-        "{e}"
+    assert!(e.contains("`matmul` is not an op of the kernels"), "{e}");
+    let bad = text.replacen(
+        "\"conventions\": {",
+        "\"extends\": \"torch\", \"conventions\": {",
+        1,
     );
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(e.contains("`extends` and `dtypes` go together"), "{e}");
     let bad = text.replacen(
         "\"conventions\": {",
         "\"conventions\": {\"rounding\": \"up\",",

@@ -111,6 +111,16 @@ pub(super) fn clip_within(
         OpId::CLIP,
         &[x.operand(), lo.operand(), hi.operand()],
     )?;
+    // A complex array computes in a complex dtype whatever its bounds: a library that
+    // declares clip's kinds (`[ops.clip] kinds`, PyTorch's) refuses it before it promotes
+    // (`torch.clamp(complex128, False, uint32)` is "not supported for complex", not a
+    // promotion error).
+    if let Arg::Array(a) = x
+        && a.dtype.is_complex()
+        && policy.op_kinds.iter().any(|(o, _)| *o == OpId::CLIP)
+    {
+        accepts(policy, OpId::CLIP, a.dtype)?;
+    }
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;

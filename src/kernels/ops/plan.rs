@@ -67,7 +67,7 @@ pub(super) fn plan<'a>(
     accepts(policy, op.id(), compute)?;
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
-    if op == Op::TrueDivide && !policy.measures(op.id()) {
+    if op == Op::TrueDivide && !policy.measures(op.id(), oa, ob) {
         conv = conv.through(policy.result_type(oa, ob).map_err(promotion)?);
     }
     let operand = |arg: &'a Arg, k: usize| {
