@@ -5,7 +5,7 @@ with the smallest reproducer of each. Usage, from the repository root, in an env
 has the library (build the binary first: cargo build --release):
 
     scripts/fuzz_libraries.py torch|tensorflow|jax|numpy [--seed S] [--cases N] [--bin PATH]
-                              [--record STEM] [--catalogue]
+                              [--record STEM] [--catalogue] [--safe]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
 dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
@@ -47,7 +47,11 @@ parser.add_argument("--record", default=None)
 parser.add_argument("--show", type=int, default=40, help="classes printed")
 parser.add_argument("--catalogue", action="store_true",
                     help="torch: draw its catalogue beyond the lattice too (uint16-64, float8)")
+parser.add_argument("--safe", action="store_true",
+                    help="tensorflow: dtype_conversion_mode=\"safe\", run as --policy tensorflow-safe")
 args = parser.parse_args()
+if args.safe and args.library != "tensorflow":
+    parser.error("--safe is TensorFlow's dtype_conversion_mode")
 seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
 
 from oracle_common import write_cases  # noqa: E402
@@ -235,7 +239,8 @@ def main():
         expected.append({"id": cid} | want)
         calls.append((op, xs))
     lines = "".join(json.dumps(c) + "\n" for c in cases)
-    out = subprocess.run([args.bin, "run", "--policy", args.library, "-"], input=lines,
+    policy = getattr(lib, "POLICY", args.library)  # tensorflow --safe: tensorflow-safe
+    out = subprocess.run([args.bin, "run", "--policy", policy, "-"], input=lines,
                          capture_output=True, text=True, check=False).stdout.splitlines()
     classes = {}
     for case, want, got, (op, xs) in zip(cases, expected, out, calls):
@@ -266,7 +271,7 @@ def main():
     by_what = {}
     for key, c in classes.items():
         by_what[key[1]] = by_what.get(key[1], 0) + c[0]
-    print(f"{args.library} {version}, seed {seed}: {len(cases)} cases, {differing} differ, "
+    print(f"{policy} ({args.library} {version}), seed {seed}: {len(cases)} cases, {differing} differ, "
           f"{len(classes)} classes")
     for what, n in sorted(by_what.items(), key=lambda kv: -kv[1]):
         print(f"{n:6}  {what}")

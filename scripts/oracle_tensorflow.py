@@ -33,7 +33,12 @@ bfloat16/float16 casts, which TensorFlow rounds twice (through float32); power o
 integer-valued results, and sums of floats except integer values (exact in any order).
 NaN results are written as the positive quiet NaN of their dtype (typejoin's canonical NaN).
 
+With `--safe`, the same cases in `dtype_conversion_mode="safe"` (a lossy pair raises:
+`promotion`) for `typejoin run --policy tensorflow-safe`, written to
+tests/data/kernels/tensorflow_safe_cases.jsonl and tensorflow_safe_expected.jsonl.
+
 Run from the repository root with TensorFlow installed: python3 scripts/oracle_tensorflow.py
+[--safe]
 """
 import math
 import os
@@ -52,7 +57,12 @@ except ImportError:
     sys.exit("needs tensorflow (pip install tensorflow-cpu==2.21.0)")
 
 warnings.simplefilter("ignore")
-tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+# The dtype conversion mode is chosen once, before any op runs (TensorFlow warns that it must
+# be): `--safe` on the command line (this script's or scripts/fuzz_libraries.py's) measures
+# `dtype_conversion_mode="safe"` for `--policy tensorflow-safe`.
+MODE = "safe" if "--safe" in sys.argv[1:] else "all"
+POLICY = "tensorflow-safe" if MODE == "safe" else "tensorflow"
+tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=MODE)
 tf.config.threading.set_intra_op_parallelism_threads(1)
 rng = random.Random(20261126)
 
@@ -131,6 +141,8 @@ def error_kind(e):
         e = e.__context__
     if isinstance(e, OverflowError) or "too large to convert" in m:
         return "overflow"
+    if "implicit dtype promotion" in m:
+        return "promotion"  # dtype_conversion_mode="safe" refuses a lossy pair
     if "division by zero" in m:
         return "zero-division"
     if "negative integer powers" in m or "are incompatible" in m:
@@ -438,8 +450,9 @@ def main():
         for op in ["floor_divide", "remainder"]:
             for d in [0, tensor(x, [0], ()), tensor(x, [0], (1,))]:
                 emit(op, [e, d], lambda: BINARY[op](e, d))
-    write_cases("tensorflow", cases, expected)
-    print(f"{len(cases)} cases from tensorflow {tf.__version__}")
+    stem = POLICY.replace("-", "_")
+    write_cases(stem, cases, expected)
+    print(f"{len(cases)} cases from tensorflow {tf.__version__} (dtype_conversion_mode={MODE!r})")
 
 
 if __name__ == "__main__":

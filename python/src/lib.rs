@@ -25,24 +25,25 @@ pyo3::create_exception!(
      overflow, unsupported, zero-division, input)."
 );
 
-/// The shipped policies, embedded: (name, file text). `numpy` is a library table (NumPy's
-/// measured `np.result_type` with its own n-ary rule, docs/policy-kinds.md), not a lattice.
-const SHIPPED: [(&str, &str); 9] = [
-    ("array-api", include_str!("../../lattices/array-api.toml")),
-    (
-        "numpy",
-        include_str!("../../observed/numpy_result_type.json"),
-    ),
-    ("jax", include_str!("../../lattices/jax.toml")),
-    ("jax-strict", include_str!("../../lattices/jax-strict.toml")),
-    ("jax-x32", include_str!("../../lattices/jax-x32.toml")),
-    ("python", include_str!("../../lattices/python.toml")),
-    ("tensorflow", include_str!("../../lattices/tensorflow.toml")),
-    ("torch", include_str!("../../lattices/torch.toml")),
-    (
-        "torch-float64",
-        include_str!("../../lattices/torch-float64.toml"),
-    ),
+/// The shipped policies, embedded: (name, file, text), the file as the repository names it.
+/// `numpy` and `tensorflow-safe` are library tables (a library's measured promotion with its
+/// own n-ary rule or kernels, docs/policy-kinds.md), not lattices.
+macro_rules! shipped {
+    ($($name:literal => $path:literal),* $(,)?) => {
+        [$(($name, $path, include_str!(concat!("../../", $path)))),*]
+    };
+}
+const SHIPPED: [(&str, &str, &str); 10] = shipped![
+    "array-api" => "lattices/array-api.toml",
+    "numpy" => "observed/numpy_result_type.json",
+    "jax" => "lattices/jax.toml",
+    "jax-strict" => "lattices/jax-strict.toml",
+    "jax-x32" => "lattices/jax-x32.toml",
+    "python" => "lattices/python.toml",
+    "tensorflow" => "lattices/tensorflow.toml",
+    "tensorflow-safe" => "observed/tensorflow_safe.json",
+    "torch" => "lattices/torch.toml",
+    "torch-float64" => "lattices/torch-float64.toml",
 ];
 
 fn policy_error(py: Python<'_>, e: &LoadError) -> PyErr {
@@ -253,7 +254,7 @@ fn parse(py: Python<'_>, path: &str, text: &str) -> PyResult<Loaded> {
 
 /// The shipped policies: (name, file text).
 #[pyfunction]
-fn shipped() -> Vec<(&'static str, &'static str)> {
+fn shipped() -> Vec<(&'static str, &'static str, &'static str)> {
     SHIPPED.to_vec()
 }
 

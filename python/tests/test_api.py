@@ -18,9 +18,29 @@ def test_policies_lists_the_shipped_ones():
         "array-api", "jax", "jax-strict", "jax-x32", "python", "tensorflow", "torch",
         "torch-float64",
     ]
-    assert typejoin.libraries() == ["numpy"]
+    assert typejoin.libraries() == ["numpy", "tensorflow-safe"]
     with pytest.raises(KeyError, match="no shipped policy 'numpi'"):
         typejoin.policy("numpi")
+
+
+def test_tensorflow_safe_runs_as_measured():
+    # TensorFlow 2.21, dtype_conversion_mode="safe" (observed/tensorflow_safe.json): a lossy
+    # pair raises, the kernels compute as TensorFlow does.
+    safe = typejoin.policy("tensorflow-safe")
+    assert isinstance(safe, typejoin.Table) and safe.name == "tensorflow_safe"
+    assert safe.join("int8", "int16") == "int16"
+    assert safe.join("uint8", "int8") is None
+    assert not safe.check().ok  # not a lattice
+    ref = typejoin.reference
+    with pytest.raises(typejoin.KernelError) as e:
+        ref.add(np.zeros(2, np.uint8), np.zeros(2, np.int8), policy="tensorflow-safe")
+    assert e.value.kind == "promotion"
+    # A Python int is a weak int32 cast to the join (`int8 + 300` adds 44), integers divide in
+    # float32 up to 16 bits.
+    out = ref.add(np.array([1, 2], np.int8), 300, policy="tensorflow-safe")
+    assert out.dtype == np.int8 and out.tolist() == [45, 46]
+    q = ref.true_divide(np.array([3], np.uint8), np.array([2], np.uint8), policy="tensorflow-safe")
+    assert q.dtype == np.float32 and q.tolist() == [1.5]
 
 
 def test_numpy_runs_its_own_nary_rule_as_np_result_type():

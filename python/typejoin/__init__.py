@@ -351,27 +351,31 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Union[Policy, Table]:
     return _load_text(path, text)
 
 
-_SHIPPED = dict(_native.shipped())
+_SHIPPED = {name: (path, text) for name, path, text in _native.shipped()}
 
 
 def policies() -> List[str]:
     """The names of the shipped lattice policies (``"jax"``, ``"jax-x32"``, ``"array-api"``,
     …): the verified ones. :func:`libraries` lists the library tables."""
-    return sorted(n for n, text in _SHIPPED.items() if not text.lstrip().startswith("{"))
+    return sorted(n for n, (path, _) in _SHIPPED.items() if path.endswith(".toml"))
 
 
 def libraries() -> List[str]:
-    """The names of the shipped library tables (``"numpy"``): a library's measured promotion
-    with its own n-ary rule, not a lattice (docs/policy-kinds.md)."""
-    return sorted(n for n, text in _SHIPPED.items() if text.lstrip().startswith("{"))
+    """The names of the shipped library tables (``"numpy"``, ``"tensorflow-safe"``): a
+    library's measured promotion with its own n-ary rule and kernels, not a lattice
+    (docs/policy-kinds.md)."""
+    return sorted(n for n, (path, _) in _SHIPPED.items() if path.endswith(".json"))
 
 
 def policy(name: str) -> Union[Policy, Table]:
     """A shipped policy by name (embedded in the package): a lattice :class:`Policy`, or for
-    ``"numpy"`` the :class:`Table` of NumPy's ``np.result_type`` with its own n-ary rule."""
+    a library table the :class:`Table` of its measured promotion: ``"numpy"`` is NumPy's
+    ``np.result_type`` with its own n-ary rule, ``"tensorflow-safe"`` TensorFlow's
+    ``dtype_conversion_mode="safe"``."""
     if name not in _SHIPPED:
         raise KeyError(f"no shipped policy {name!r}; the policies are "
                        f"{', '.join(policies() + libraries())}")
-    if name in libraries():
-        return Table.from_json(_SHIPPED[name], "observed/numpy_result_type.json")
-    return Policy.from_toml(_SHIPPED[name], f"lattices/{name}.toml")
+    path, text = _SHIPPED[name]
+    if path.endswith(".json"):
+        return Table.from_json(text, path)
+    return Policy.from_toml(text, path)

@@ -194,7 +194,8 @@ def numpy_kernels(dtypes, result):
     reach NumPy's loops by their registered casts (`np.add(uint1, float4_e2m1fn)` is a uint1
     loop, `np.add(bfloat16, 1.0)` a float32 one), true_divide computes integers in float64,
     and NumPy 2 compares int64 with uint64 exactly (a mixed loop, written as its two input
-    dtypes). null: the ufunc has no loop (it raises). And the dtype np.sum accumulates in."""
+    dtypes). null: the ufunc has no loop (it raises UFuncNoLoopError; an unlisted pair without
+    a result raises DTypePromotionError). And the dtype np.sum accumulates in."""
     import numpy as np
 
     scalars = dict(NUMPY_SCALARS)
@@ -214,12 +215,14 @@ def numpy_kernels(dtypes, result):
         cells = {}
         for a in names:
             for b in names:
+                promotion = False
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     try:
                         out = np.asarray(f(value(a), value(b))).dtype
-                    except Exception:  # no loop (or no promotion): that is the datum
+                    except Exception as e:  # no loop (or no promotion): that is the datum
                         out = None
+                        promotion = isinstance(e, np.exceptions.DTypePromotionError)
                     try:
                         loop = f.resolve_dtypes((types.get(a) or dtypes[a],
                                                  types.get(b) or dtypes[b], None))
@@ -237,7 +240,9 @@ def numpy_kernels(dtypes, result):
                     computes = [name(loop[0]), name(loop[1])]
                 else:
                     computes = name(loop[0])
-                if computes != result[a].get(b):
+                if computes != result[a].get(b) or (computes is None and not promotion):
+                    # Unlisted, a pair without a result raises a promotion error; null, the
+                    # ufunc has no loop for it (UFuncNoLoopError).
                     cells.setdefault(a, {})[b] = computes
         loops[op] = cells
     with warnings.catch_warnings():
@@ -640,6 +645,102 @@ def dump_torch_categories():
     }
 
 
+# The reference kernels' conventions for TensorFlow 2.21's CPU kernels, as lattices/
+# tensorflow.toml declares them (measured: scripts/oracle_tensorflow.py, docs/kernels.md
+# "TensorFlow"): the dtype conversion mode changes which pairs promote, not how a kernel
+# computes.
+TENSORFLOW_CONVENTIONS = {
+    "python_int": "cast", "reduced_float_scalars": "via-float32",
+    "integer_division_by_zero": "raise", "remainder_zero_sign": "dividend",
+    "float_floor_divide": "floor-of-quotient", "clip_composition": "pairwise",
+    "zero_ties": "packets",
+}
+
+# TensorFlow's ops as a user calls them with NumPy behaviour on (scripts/oracle_tensorflow.py):
+# its own comparisons and bitwise ops want one dtype, NumPy behaviour's (`tnp`) promote.
+TENSORFLOW_BINARY = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "true_divide": "math.truediv",
+    "floor_divide": "math.floordiv", "remainder": "math.floormod", "power": "pow",
+    "maximum": "maximum", "minimum": "minimum", "equal": "equal",
+    "not_equal": "tnp.not_equal", "less": "tnp.less", "less_equal": "tnp.less_equal",
+    "greater": "tnp.greater", "greater_equal": "tnp.greater_equal",
+    "bitwise_and": "tnp.bitwise_and", "bitwise_or": "tnp.bitwise_or",
+    "bitwise_xor": "tnp.bitwise_xor",
+}
+
+
+def tensorflow_kernels(tf, tnp, strong, result):
+    """What TensorFlow's CPU kernels compute each op in, in the dtype conversion mode already
+    enabled, where that is not the pair's `result_type`: every op on every pair of a strong
+    two-element tensor (ones) and a tensor or a Python scalar 1, 1.0, 1j (`i*`, `f*`, `c*`),
+    the scalar on either side. null where the op raises for want of a kernel (`tf.add` of two
+    bools, `tf.pow` of unsigned integers); else the dtype of the result where it is not the
+    promoted one: integer true_divide computes in float32 or float64, `tnp`'s bitwise ops
+    promote by NumPy's rules where the mode refuses the pair (`uint8 & int8` is int16), and a
+    result that TensorFlow keeps weak (`uint8 + 1j` is a weak complex128) is named by its
+    dtype. Unlisted, a pair the mode refuses raises its promotion error. A comparison computes
+    in the promoted dtype: only its refusal is data. `negative`,
+    `absolute`, `clip` (`tf.clip_by_value(t, t, t)`) by dtype: null where there is no kernel;
+    and the dtype `tf.reduce_sum` accumulates each dtype in."""
+    scalars = {"i*": 1, "f*": 1.0, "c*": 1j}
+    weak = {"i*": "int32", "f*": "float32", "c*": "complex128", "int64@weak": "int64",
+            "float64@weak": "float64"}
+    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+    def value(n):
+        return scalars[n] if n in scalars else tf.ones((2,), dtype=getattr(tf, n))
+
+    def fn(path):
+        mod, _, attr = path.rpartition(".")
+        root = {"": tf, "math": tf.math, "tnp": tnp}[mod]
+        return getattr(root, attr)
+
+    def call(f, *args):
+        """The result's dtype name; "promotion" where the mode refuses the pair; None where
+        TensorFlow has no kernel for it."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return f(*args).dtype.name
+            except Exception as e:  # no kernel for the pair: that is the datum
+                return "promotion" if "implicit dtype promotion" in str(e) else None
+
+    names = strong + list(scalars)
+    loops = {}
+    for op, path in TENSORFLOW_BINARY.items():
+        f = fn(path)
+        cells = {}
+        for a in names:
+            for b in names:
+                if a in scalars and b in scalars:
+                    continue  # no tensor operand: not a kernel call
+                joined = result[a].get(b)
+                out = call(f, value(a), value(b))
+                if out == "promotion":
+                    if joined is not None:
+                        raise AssertionError(f"{op}({a}, {b}): promotion error, result {joined}")
+                    continue  # unlisted: the pair has no result, a promotion error
+                if op in comparisons:
+                    if out is not None and joined is None:
+                        raise AssertionError(f"{op}({a}, {b}) compares without a result type")
+                    if out is None:
+                        cells.setdefault(a, {})[b] = None
+                    elif joined in weak:
+                        cells.setdefault(a, {})[b] = weak[joined]
+                elif out != joined or joined is None:
+                    # Another dtype (true_divide of integers; tnp's bitwise ops promote by
+                    # NumPy's rules, `uint8 & int8` is int16 although the mode refuses the
+                    # pair), a weak result by its dtype, or null: no kernel.
+                    cells.setdefault(a, {})[b] = out
+        loops[op] = cells
+    unary = {"negative": tf.negative, "absolute": tf.abs,
+             "clip": lambda t: tf.clip_by_value(t, t, t)}
+    for op, f in unary.items():
+        loops[op] = {n: None for n in strong if call(f, value(n)) is None}
+    acc = {n: call(tf.reduce_sum, value(n)) for n in strong}
+    return {"conventions": TENSORFLOW_CONVENTIONS, "loops": loops, "sum": acc}
+
+
 def dump_tensorflow(mode):
     """TensorFlow's flexible dtypes (`tnp.experimental_enable_numpy_behavior(
     dtype_conversion_mode=mode)`), by `flexible_dtypes.result_type`: every dtype as a tensor, the
@@ -693,6 +794,12 @@ def dump_tensorflow(mode):
         "result": result,
         "triples": triples,
         "errors": errors,
+        **({"kernels": {"policy": f"tensorflow-{mode}",
+                        **tensorflow_kernels(tf, tnp, strong, result),
+                        # The dtype each weak operand alone is (a Python int a weak int32).
+                        "weak": {n: flexible_dtypes.result_type(made[n])[0].name
+                                 for n in weak_names.values()}}}
+           if mode == "safe" else {}),
         "notes": [
             "result[a][b] = flexible_dtypes.result_type(A, B) after "
             f"tnp.experimental_enable_numpy_behavior(dtype_conversion_mode={mode!r}): A = "

@@ -122,7 +122,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
         // A measured table's policy is its library's (`observed/numpy_result_type.json` runs
         // as `--policy numpy`).
         let stem = match input {
-            Input::Observed(o) => o.library.clone().unwrap_or(stem),
+            Input::Observed(o) => o.policy_name().to_string(),
             Input::Policy { .. } => stem,
         };
         let name = typejoin::render::codegen::module_name(&stem);

@@ -400,7 +400,7 @@ pub fn table_module(
         .map(|(op, cells)| {
             let mut table: Vec<Loop> = join
                 .iter()
-                .map(|j| j.map_or(Loop::Refused, Loop::In))
+                .map(|j| j.map_or(Loop::Rule, Loop::In))
                 .collect();
             for &((a, b), l) in cells {
                 table[a * n + b] = l;
@@ -419,14 +419,17 @@ pub fn table_module(
     };
     let plan = Plan {
         // The policy is the library's: `--policy numpy`.
-        name: observed
-            .library
-            .clone()
-            .unwrap_or_else(|| observed.name.clone()),
+        name: observed.policy_name().to_string(),
         about,
         join,
-        // A measured cell is a concrete dtype: a weak node only stands for a Python scalar.
-        materialise: (0..n).map(|i| (!weak(i)).then_some(i)).collect(),
+        // A measured cell is a concrete dtype: a weak node only stands for a Python scalar,
+        // unless the table says what its library computes it in (TensorFlow's weak tensors).
+        materialise: (0..n)
+            .map(|i| {
+                let declared = kernels.weak.iter().find(|&&(w, _)| w == i);
+                declared.map(|&(_, t)| t).or((!weak(i)).then_some(i))
+            })
+            .collect(),
         true_divide: vec![None; n],
         sum_lowest: None,
         sum_lowest_unsigned: None,

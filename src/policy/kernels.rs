@@ -34,7 +34,14 @@ pub type DTypeLoops = (OpId, Vec<(usize, Loop)>);
 /// A measured table's `"kernels"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kernels {
+    /// The policy the table runs as (`"policy": "tensorflow-safe"`, `--policy
+    /// tensorflow-safe`); `None`: the table's library (`numpy`).
+    pub policy: Option<String>,
     pub conventions: Semantics,
+    /// What a weak node computes as where it is the result (`"weak": {"i*": "int32"}`: a
+    /// TensorFlow Python int is a weak int32): `(node, dtype)` by index. Unlisted weak nodes
+    /// only stand for a Python scalar beside an array.
+    pub weak: Vec<(usize, usize)>,
     /// The lattice policy this table extends (`"extends": "torch"`): its nodes and rules stay,
     /// and the table adds `dtypes` with their measured pairs and loops (PyTorch's catalogue
     /// beyond its lattice). `None`: the table is a policy of its own (NumPy).
@@ -67,13 +74,23 @@ pub(crate) fn parse(
         return None;
     };
     for key in obj.keys() {
-        if !["conventions", "extends", "dtypes", "loops", "sum"].contains(&key.as_str()) {
+        if ![
+            "policy",
+            "conventions",
+            "weak",
+            "extends",
+            "dtypes",
+            "loops",
+            "sum",
+        ]
+        .contains(&key.as_str())
+        {
             errors.push(
                 src.error(
                     at(&["kernels", key]),
                     format!("unknown `kernels` key `{key}`"),
                 )
-                .with_help("the keys of `kernels` are conventions, extends, dtypes, loops and sum"),
+                .with_help("the keys of `kernels` are policy, conventions, weak, extends, dtypes, loops and sum"),
             );
         }
     }
@@ -222,6 +239,43 @@ pub(crate) fn parse(
             None
         }
     };
+    let mut weak = Vec::new();
+    if let Some(w) = obj.get("weak") {
+        match w.as_object() {
+            Some(w) => {
+                for (node, d) in w {
+                    match (index(node), d.as_str().and_then(index)) {
+                        (Some(i), Some(t)) => weak.push((i, t)),
+                        _ => errors.push(
+                            src.error(
+                                at(&["kernels", "weak", node]),
+                                format!("weak node `{node}` and its dtype ({d}) must be dtypes of `dtypes`"),
+                            )
+                            .with_help("write \"weak\": {\"i*\": \"int32\"}: the dtype the library computes a weak result in"),
+                        ),
+                    }
+                }
+            }
+            None => errors.push(
+                src.error(at(&["kernels", "weak"]), "`weak` must be an object")
+                    .with_help("write \"weak\": {\"i*\": \"int32\"}"),
+            ),
+        }
+    }
+    let policy = match obj.get("policy") {
+        None => None,
+        Some(Value::String(p)) if is_policy_name(p) => Some(p.clone()),
+        Some(v) => {
+            errors.push(
+                src.error(
+                    at(&["kernels", "policy"]),
+                    format!("`policy` must be a policy name (lowercase letters, digits and `-`), not {v}"),
+                )
+                .with_help("write \"policy\": \"tensorflow-safe\": the name `run --policy` takes"),
+            );
+            None
+        }
+    };
     let mut dtypes = Vec::new();
     for v in obj
         .get("dtypes")
@@ -252,11 +306,22 @@ pub(crate) fn parse(
     loops.sort_by_key(|(op, _)| *op);
     dtype_loops.sort_by_key(|(op, _)| *op);
     (errors.len() == before).then_some(Kernels {
+        policy,
         conventions,
+        weak,
         extends,
         dtypes,
         loops,
         dtype_loops,
         sum,
     })
+}
+
+/// A name `--policy` can take and a Rust module can be named after: lowercase ASCII letters,
+/// digits and `-`, starting with a letter.
+fn is_policy_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }

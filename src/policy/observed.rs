@@ -107,6 +107,16 @@ pub fn lift(table: &Table, triples: &[Triple]) -> (Table, Vec<Option<usize>>) {
 }
 
 impl Observed {
+    /// The name the table runs under (`run --policy`): its `kernels.policy`, else its library,
+    /// else its `name` (`observed/numpy_result_type.json` runs as `numpy`).
+    pub fn policy_name(&self) -> &str {
+        self.kernels
+            .as_ref()
+            .and_then(|k| k.policy.as_deref())
+            .or(self.library.as_deref())
+            .unwrap_or(&self.name)
+    }
+
     pub fn cell_span(&self, a: usize, b: usize) -> Range<usize> {
         self.cell_spans[a * self.table.n() + b].clone()
     }

@@ -512,6 +512,33 @@ fn every_tensorflow_case_is_bit_exact() {
     }
 }
 
+/// TensorFlow 2.21 with `dtype_conversion_mode="safe"` (`--policy tensorflow-safe`, the
+/// measured table observed/tensorflow_safe.json with its kernels): 11,190 cases measured by
+/// `scripts/oracle_tensorflow.py --safe`, the same draws as the "all" data. A lossy pair
+/// raises (`int8 + uint8`, `int8 + 2.5`: 2,769 promotion errors), the kernels are
+/// TensorFlow's (a Python int still wraps: `int8 + 300` adds 44), and the loops are the ones
+/// measured (`tnp.bitwise_and(bool, 1)` computes in int64, `uint8 + 1j` in complex128).
+#[test]
+fn every_tensorflow_safe_case_is_bit_exact() {
+    let (ops, kinds) = library_cases_are_bit_exact(
+        "tensorflow-safe",
+        "tensorflow_safe_cases",
+        "tensorflow_safe_expected",
+    );
+    assert_eq!(ops.len(), 24, "{ops:?}");
+    let kinds: Vec<(&str, usize)> = kinds.iter().map(|(k, &n)| (k.as_str(), n)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("input", 7),
+            ("overflow", 398),
+            ("promotion", 2769),
+            ("unsupported", 2638),
+            ("zero-division", 174),
+        ]
+    );
+}
+
 /// JAX 0.10.2 measured live by scripts/oracle_jax.py in its three modes, on the same 3,667
 /// cases (15 dtypes, every ordered pair under nine binary ops, Python scalars on either side,
 /// sum, astype, where): the result dtype or promotion error is JAX's, the values the jax

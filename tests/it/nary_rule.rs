@@ -298,4 +298,25 @@ fn a_bad_kernels_declaration_names_the_key_and_its_line() {
     let e = Input::parse("t.json", &bad).unwrap_err().to_string();
     assert!(e.contains("unknown convention `rounding`"), "{e}");
     assert!(e.contains("t.json:"), "{e}");
+    // TensorFlow's safe table names its policy and its weak nodes' dtypes.
+    let safe = std::fs::read_to_string(root().join("observed/tensorflow_safe.json")).unwrap();
+    let line_of = |needle: &str| safe[..safe.find(needle).unwrap()].lines().count();
+    let bad = safe.replacen("\"tensorflow-safe\"", "\"TensorFlow Safe\"", 1);
+    let e = Input::parse("s.json", &bad).unwrap_err();
+    assert_eq!(e.diagnostics[0].line, line_of("\"policy\""));
+    assert!(
+        e.to_string().contains(
+            "`policy` must be a policy name (lowercase letters, digits and `-`), not \"TensorFlow Safe\""
+        ),
+        "{e}"
+    );
+    let weak = "\"weak\": {\n   \"i*\": \"int32\"";
+    let bad = safe.replacen(weak, "\"weak\": {\n   \"i*\": \"int33\"", 1);
+    let e = Input::parse("s.json", &bad).unwrap_err();
+    assert_eq!(e.diagnostics[0].line, line_of(weak) + 1);
+    assert!(
+        e.to_string()
+            .contains("weak node `i*` and its dtype (\"int33\") must be dtypes of `dtypes`"),
+        "{e}"
+    );
 }

@@ -111,6 +111,40 @@ pub(super) fn clip_within(
         OpId::CLIP,
         &[x.operand(), lo.operand(), hi.operand()],
     )?;
+    // Pairwise, clip is two binary ops, each promoting its own pair: no n-ary type
+    // (TensorFlow's safe mode clips uint16 by int8 and float64 bounds, whose n-ary join it
+    // refuses, as minimum(uint16, float64) then maximum(float64, int8)).
+    if policy.semantics.clip_composition == ClipComposition::Pairwise {
+        // Each step keeps `x`'s shape, checked after it computes (`tf.clip_by_value`:
+        // `values.shape.merge_with(t_min.shape)`): a promotion error of the first step comes
+        // before a shape error.
+        let keeps_shape = |r: Array| {
+            if r.shape == x.shape() {
+                return Ok(r);
+            }
+            err(
+                ErrorKind::Input,
+                format!(
+                    "bounds of shapes {:?} and {:?} broadcast the clipped operand's {:?} to \
+                     {:?}; the {} policy's library keeps its shape (TensorFlow raises \
+                     ValueError): broadcast the operand first",
+                    lo.shape(),
+                    hi.shape(),
+                    x.shape(),
+                    r.shape,
+                    policy.name
+                ),
+            )
+        };
+        let below = keeps_shape(binary_within(policy, Op::Minimum, x, hi, max_elements)?)?;
+        return keeps_shape(binary_within(
+            policy,
+            Op::Maximum,
+            &Arg::Array(below),
+            lo,
+            max_elements,
+        )?);
+    }
     // A complex array computes in a complex dtype whatever its bounds: a library that
     // declares clip's kinds (`[ops.clip] kinds`, PyTorch's) refuses it before it promotes
     // (`torch.clamp(complex128, False, uint32)` is "not supported for complex", not a
@@ -138,29 +172,6 @@ pub(super) fn clip_within(
             cast(bound)?; // a Python int out of the dtype's range first
             checked_scalar(bound, compute, "clamp")?;
         }
-    }
-    if policy.semantics.clip_composition == ClipComposition::Pairwise {
-        let shape = broadcast(
-            &broadcast(x.shape(), lo.shape(), max_elements)?,
-            hi.shape(),
-            max_elements,
-        )?;
-        if shape != x.shape() {
-            return err(
-                ErrorKind::Input,
-                format!(
-                    "bounds of shapes {:?} and {:?} broadcast the clipped operand's {:?} to \
-                     {shape:?}; the {} policy's library keeps its shape (TensorFlow raises \
-                     ValueError): broadcast the operand first",
-                    lo.shape(),
-                    hi.shape(),
-                    x.shape(),
-                    policy.name
-                ),
-            );
-        }
-        let below = binary_within(policy, Op::Minimum, x, hi, max_elements)?;
-        return binary_within(policy, Op::Maximum, &Arg::Array(below), lo, max_elements);
     }
     // NumPy's clip and PyTorch's clamp with two zero-dim bounds (Python numbers or zero-dim
     // arrays) run a loop of their own, which keeps `x` on a tie of zeros where `maximum` would

@@ -67,8 +67,17 @@ pub(super) fn plan<'a>(
     accepts(policy, op.id(), compute)?;
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
-    if op == Op::TrueDivide && !policy.measures(op.id(), oa, ob) {
-        conv = conv.through(policy.result_type(oa, ob).map_err(promotion)?);
+    // Where an op rule or a measured loop computes elsewhere than the join, a Python int
+    // reaches the computation dtype through the join under `PythonInt::Cast` (TensorFlow:
+    // `uint8 / -129` divides by 127.0). A measured loop may exist without a join (NumPy's
+    // `np.add(int8, bfloat16)` is a float32 loop): the scalar then converts directly.
+    let measured = policy.measures(op.id(), oa, ob);
+    if op == Op::TrueDivide || measured {
+        match policy.result_type(oa, ob) {
+            Ok(join) => conv = conv.through(join),
+            Err(e) if !measured => return Err(promotion(e)),
+            Err(_) => {}
+        }
     }
     let operand = |arg: &'a Arg, k: usize| {
         if exact == Some(k) {
