@@ -75,25 +75,33 @@ fn descriptor<'py>(py: Python<'py>, t: DType) -> PyResult<Bound<'py, PyArrayDesc
 }
 
 /// `x` as a C-contiguous, aligned ndarray in native byte order: `x` itself when it is one,
-/// else the copy `typejoin.reference._contiguous` makes (lists, NumPy scalars, strided views,
-/// subclasses, other byte orders).
-fn contiguous<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+/// else what `typejoin.reference._operand` makes of it (a copy for lists, NumPy scalars,
+/// strided views, subclasses, other byte orders, JAX, PyTorch and TensorFlow arrays), or
+/// `Err` with a Python number where `x` is a weakly typed zero-dim array (JAX, TensorFlow).
+#[allow(clippy::type_complexity)]
+fn contiguous_or_weak<'py>(
+    x: &Bound<'py, PyAny>,
+) -> PyResult<Result<Bound<'py, PyUntypedArray>, Bound<'py, PyAny>>> {
     if let Ok(a) = x.cast::<PyUntypedArray>()
         && flags(a) & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED)
             == NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
         && a.dtype().is_native_byteorder() != Some(false)
     {
-        return Ok(a.clone());
+        return Ok(Ok(a.clone()));
     }
     static HELPER: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
     let py = x.py();
     let helper = HELPER.get_or_try_init(py, || -> PyResult<_> {
         Ok(py
             .import("typejoin.reference")?
-            .getattr("_contiguous")?
+            .getattr("_operand")?
             .unbind())
     })?;
-    Ok(helper.bind(py).call1((x,))?.cast_into::<PyUntypedArray>()?)
+    let made = helper.bind(py).call1((x,))?;
+    Ok(match made.cast_into::<PyUntypedArray>() {
+        Ok(a) => Ok(a),
+        Err(e) => Err(e.into_inner()),
+    })
 }
 
 fn flags(a: &Bound<'_, PyUntypedArray>) -> i32 {
@@ -156,7 +164,11 @@ fn operand<'py>(
     if let Ok(c) = x.cast::<PyComplex>() {
         return Ok(Arg::Scalar(Scalar::Complex(c.real(), c.imag())));
     }
-    let a = contiguous(x)?;
+    let a = match contiguous_or_weak(x)? {
+        Ok(a) => a,
+        // A weakly typed zero-dim array of JAX or TensorFlow: the Python number it stands for.
+        Err(number) => return operand(&number, keep),
+    };
     let t = dtype_of(&a.dtype())?;
     // SAFETY: `a` goes to `keep`, alive for the call; inputs are only read, and an output
     // sharing memory with one is computed aside (`Out::overlaps`).

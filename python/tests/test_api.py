@@ -161,6 +161,49 @@ def test_operands_are_read_as_their_library_reads_them():
     assert torch.result_type(Array(TorchDtype("float16"), (3,)), 1j) == "complex32"
 
 
+def test_weak_tensors_and_library_arrays_reach_the_kernels_as_their_libraries_read_them():
+    # Stand-ins carrying what typejoin reads (the libraries need not be installed): a
+    # TensorFlow WeakTensor of int64 is its own node, of int32 a Python int's `i*`; a zero-dim
+    # weakly typed array is the Python number it stands for in the kernels.
+    class WeakTensor:
+        pass
+
+    class EagerWeakTensor(WeakTensor):
+        __module__ = "tensorflow.python.framework.weak_tensor"
+
+        def __init__(self, value, dtype):
+            self.value, self.dtype, self.shape = np.array(value, dtype), np.dtype(dtype), ()
+
+        def __array__(self, dtype=None, copy=None):
+            return self.value
+
+    class JaxArray:
+        __module__ = "jaxlib._jax"
+
+        def __init__(self, value, dtype, weak_type):
+            self.value = np.array(value, dtype)
+            self.dtype, self.shape, self.weak_type = self.value.dtype, self.value.shape, weak_type
+
+        def __array__(self, dtype=None, copy=None):
+            return self.value
+
+    tf = typejoin.policy("tensorflow")
+    assert typejoin.operand_name(EagerWeakTensor(1, np.int64), tf) == "int64@weak"
+    assert typejoin.operand_name(EagerWeakTensor(1, np.int32), tf) == "i*"
+    assert tf.result_type(EagerWeakTensor(1, np.int64), np.uint64) == "uint64"
+    assert tf.result_type(EagerWeakTensor(1.0, np.float64), "int8") == "float64"
+    ref = typejoin.reference
+    x = np.array([1, 2], np.int8)
+    # jnp.add(int8 array, jnp.array(300)) adds 300 as a weak int: overflow under NumPy 2's rule
+    weak = JaxArray(3, np.int64, True)
+    assert ref.add(x, weak, policy="jax").dtype == np.int8
+    assert ref.add(x, JaxArray(3, np.int64, False), policy="jax").dtype == np.int64
+    assert ref.add(x, JaxArray([3, 4], np.int64, True), policy="jax").dtype == np.int64
+    f = ref.add(np.array([1.5], np.float16), JaxArray(0.25, np.float64, True), policy="jax")
+    assert f.dtype == np.float16 and f.tolist() == [1.75]
+    assert ref.add(x, EagerWeakTensor(300, np.int32), policy="tensorflow").tolist() == [45, 46]
+
+
 def test_live_library_operands():
     jax_lib = pytest.importorskip("jax")
     jax_lib.config.update("jax_enable_x64", True)

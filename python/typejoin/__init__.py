@@ -140,7 +140,8 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     ml_dtypes) dtype, scalar type or array is its dtype; an array of another library
     (JAX, PyTorch, TensorFlow: anything with ``dtype`` and ``shape``) is its dtype, or the weak
     type of its kind when the library marks it weak (a JAX array's ``weak_type``, a
-    TensorFlow ``WeakTensor``); a zero-dim array is ``dtype@0d`` where ``ruleset`` has that
+    TensorFlow ``WeakTensor``; TensorFlow's weak int64 and float64 are ``int64@weak`` and
+    ``float64@weak`` where ``ruleset`` has them); a zero-dim array is ``dtype@0d`` where ``ruleset`` has that
     category; a PyTorch or TensorFlow dtype is its name. No library is imported that the
     caller did not pass (NumPy aside)."""
     if isinstance(x, str):
@@ -164,6 +165,10 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
         weak = getattr(x, "weak_type", False) is True or any(
             c.__name__ == "WeakTensor" for c in type(x).__mro__)  # TF's EagerWeakTensor
         if weak and _kind(name) != "b":
+            # TensorFlow's weak int64 and float64 tensors are nodes of their own
+            # (`int64@weak`); its weak int32 is a Python int's `i*`, as JAX's every weak int.
+            if ruleset is not None and f"{name}@weak" in ruleset._node_set:
+                return f"{name}@weak"
             return _WEAK[_kind(name)]
         if len(shape) == 0 and ruleset is not None and f"{name}@0d" in ruleset._node_set:
             return f"{name}@0d"

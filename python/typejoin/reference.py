@@ -8,7 +8,10 @@
     array([2.5])
 
 Every op takes NumPy arrays (ml_dtypes dtypes for bfloat16, float8, int4, …) and Python
-scalars (weak operands); a 0-d array is a zero-dim operand. The result dtype is the policy's
+scalars (weak operands); a 0-d array is a zero-dim operand. JAX arrays, PyTorch tensors and
+TensorFlow tensors are read as their libraries read them: a zero-dim weakly typed JAX array
+(``jnp.array(1.0)``) or TensorFlow ``WeakTensor`` is a weak Python number, a zero-dim PyTorch
+tensor a zero-dim operand; results are NumPy arrays. The result dtype is the policy's
 (``policy=`` names a generated policy: ``"numpy"``, the default, is NumPy 2 with ml_dtypes as
 measured, not a lattice (docs/policy-kinds.md); ``"jax"``, ``"array-api"``, ``"torch"``, …),
 the values those of the library the policy describes. ``out=`` takes a C-contiguous
@@ -51,6 +54,57 @@ def _contiguous(x: Any) -> np.ndarray:
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
     return a
+
+
+def _weak(x: Any) -> bool:
+    """Whether a library array is weakly typed: JAX's ``weak_type``, TensorFlow's
+    ``WeakTensor``."""
+    return getattr(x, "weak_type", False) is True or any(
+        c.__name__ == "WeakTensor" for c in type(x).__mro__)
+
+
+def _torch_array(t: Any) -> np.ndarray:
+    """A PyTorch tensor's values as a NumPy array of the same dtype: ``Tensor.numpy()``, or a
+    view of its bits for the dtypes NumPy has no type of (bfloat16, the float8 formats:
+    ml_dtypes')."""
+    t = t.detach().cpu().resolve_conj().resolve_neg()
+    try:
+        return t.numpy()
+    except TypeError:
+        import torch
+
+        name = str(t.dtype).removeprefix("torch.")
+        bits = {1: torch.uint8, 2: torch.int16}.get(t.element_size())
+        if bits is None:
+            raise
+        return t.contiguous().view(bits).numpy().view(dtype_of(name))
+
+
+def _operand(x: Any) -> Any:
+    """An operand that is neither a NumPy array nor a Python number, as the kernels read it.
+    A zero-dim weakly typed array of JAX (``jnp.array(1.0)``, ``weak_type``) or TensorFlow (a
+    ``WeakTensor``) is the Python number it stands for (a weak operand); a PyTorch tensor is
+    its NumPy array (a zero-dim tensor a zero-dim operand); anything else (a JAX or
+    TensorFlow array, a list, a NumPy scalar) goes through ``np.array``. A weak array with
+    dimensions is read as an array of its dtype."""
+    root = type(x).__module__.partition(".")[0]
+    if root in ("jax", "jaxlib", "tensorflow", "torch"):
+        if _weak(x):
+            name = np.dtype(x.dtype.name).name if root == "tensorflow" else None
+            if name in ("int64", "float64"):
+                # TensorFlow's weak int64 and float64 are neither a Python number (a weak
+                # int32, float32) nor a tensor of their dtype: no kernel operand is either.
+                raise TypeError(
+                    f"a TensorFlow WeakTensor of {name} has no operand form in the reference "
+                    "kernels (a Python number is a weak int32 or float32); pass a Python "
+                    "number or a tf.constant")
+            if len(x.shape) == 0:
+                return np.asarray(x).item()
+        if root == "torch":
+            return _contiguous(_torch_array(x))
+        if root == "tensorflow":
+            x = x.numpy()  # np.array() of a bfloat16 tensor fails; .numpy() is ml_dtypes'
+    return _contiguous(x)
 
 
 _native_call = _native.call

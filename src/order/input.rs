@@ -90,7 +90,17 @@ impl Input {
     pub fn materialise(&self, r: usize) -> &str {
         let m = match self {
             Input::Policy { policy, .. } => policy.materialise(r),
-            Input::Observed(o) => o.materialised.as_ref().map_or(Some(r), |m| m[r]),
+            // A table's weak node is returned as the dtype its `kernels.weak` gives
+            // (TensorFlow's weak complex128 `c*` is a complex128 tensor).
+            Input::Observed(o) => match &o.materialised {
+                Some(m) => m[r],
+                None => Some(
+                    o.kernels
+                        .as_ref()
+                        .and_then(|k| k.weak.iter().find(|&&(w, _)| w == r))
+                        .map_or(r, |&(_, t)| t),
+                ),
+            },
         };
         self.table().name(m.unwrap_or(r))
     }
