@@ -329,19 +329,7 @@ pub fn extended_module(
             (op.name(), table)
         })
         .collect();
-    plan.dtype_loops = kernels
-        .dtype_loops
-        .iter()
-        .map(|(op, cells)| {
-            let mut table = vec![Loop::Rule; n];
-            for &(a, l) in cells {
-                if in_module(a) && l == Loop::Refused {
-                    table[module_node(a)] = Loop::Refused;
-                }
-            }
-            (op.name(), table)
-        })
-        .collect();
+    plan.dtype_loops = dtype_refusals(kernels, n, |a| in_module(a).then(|| module_node(a)));
     if kernels.sum.iter().any(Option::is_some) {
         plan.sum_acc = vec![Loop::Rule; n];
         for (i, acc) in kernels.sum.iter().enumerate() {
@@ -439,19 +427,7 @@ pub fn table_module(
         canonical: Vec::new(),
         semantics: kernels.conventions,
         loops,
-        dtype_loops: kernels
-            .dtype_loops
-            .iter()
-            .map(|(op, cells)| {
-                let mut table = vec![Loop::Rule; n];
-                for &(a, l) in cells {
-                    if l == Loop::Refused {
-                        table[a] = Loop::Refused;
-                    }
-                }
-                (op.name(), table)
-            })
-            .collect(),
+        dtype_loops: dtype_refusals(kernels, n, Some),
         sum_acc: kernels
             .sum
             .iter()
@@ -464,6 +440,29 @@ pub fn table_module(
         dtypes,
     };
     Some(write(&plan, prov, None))
+}
+
+/// Each unary op's and `clip`'s table over a module of `n` nodes: `Refused` where the measured
+/// table says the library has no kernel for a dtype (`node` places a table dtype in the
+/// module), the op's own rule elsewhere.
+fn dtype_refusals(
+    kernels: &crate::policy::kernels::Kernels,
+    n: usize,
+    node: impl Fn(usize) -> Option<usize>,
+) -> Vec<(&'static str, Vec<Loop>)> {
+    kernels
+        .dtype_loops
+        .iter()
+        .map(|(op, cells)| {
+            let mut table = vec![Loop::Rule; n];
+            for &(a, l) in cells {
+                if let (Some(m), Loop::Refused) = (node(a), l) {
+                    table[m] = Loop::Refused;
+                }
+            }
+            (op.name(), table)
+        })
+        .collect()
 }
 
 fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> String {
