@@ -173,7 +173,7 @@ def describe(x):
         return repr(x)
     if not hasattr(x, "shape"):
         return f"dtype {x}"
-    w = " weak" if ref._weak(x) else ""
+    w = " weak" if typejoin._is_weak(x) else ""
     return f"{type(x).__name__}{w} {typejoin.operand_name(x, policy)}{list(x.shape)}"
 
 
@@ -183,7 +183,7 @@ def signature(x):
         return type(x).__name__
     if not hasattr(x, "shape"):
         return "dtype"
-    return ("weak " if ref._weak(x) else "") + typejoin.operand_name(x, policy)
+    return ("weak " if typejoin._is_weak(x) else "") + typejoin.operand_name(x, policy)
 
 
 policy = typejoin.policy(POLICY)

@@ -133,6 +133,13 @@ def _library_dtype_name(d: Any) -> str:
     return str(d).replace("torch.", "")  # torch.dtype has no name; str() is torch.float32
 
 
+def _is_weak(x: Any) -> bool:
+    """Whether a library array is weakly typed: a JAX array's ``weak_type``, a TensorFlow
+    ``WeakTensor`` (``EagerWeakTensor`` subclasses it)."""
+    return getattr(x, "weak_type", False) is True or any(
+        c.__name__ == "WeakTensor" for c in type(x).__mro__)
+
+
 def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     """The typejoin operand name of ``x``, read as its library reads it: a name is kept; a
     Python ``bool``/``int``/``float``/``complex``, value or type, is the weak
@@ -162,9 +169,7 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     dtype, shape = getattr(x, "dtype", None), getattr(x, "shape", None)
     if dtype is not None and shape is not None and not isinstance(x, type):
         name = _library_dtype_name(dtype)
-        weak = getattr(x, "weak_type", False) is True or any(
-            c.__name__ == "WeakTensor" for c in type(x).__mro__)  # TF's EagerWeakTensor
-        if weak and _kind(name) != "b":
+        if _is_weak(x) and _kind(name) != "b":
             # TensorFlow's weak int64 and float64 tensors are nodes of their own
             # (`int64@weak`); its weak int32 is a Python int's `i*`, as JAX's every weak int.
             if ruleset is not None and f"{name}@weak" in ruleset._node_set:

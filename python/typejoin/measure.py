@@ -445,7 +445,7 @@ TORCH_BINARY = {
     "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
     "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
 }
-TORCH_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
 # The dtypes of PyTorch's catalogue beyond TORCH_CORE that the reference kernels have an array
 # type of: the wide unsigned integers and the float8 formats (torch's sub-byte integers
@@ -533,7 +533,7 @@ def torch_kernels(dtypes, result, lattice):
                     continue
                 if out == "promotion":
                     out = None
-                if op in TORCH_COMPARISONS:
+                if op in COMPARISONS:
                     rule = "bool"
                 elif op == "true_divide" and joined in integral:
                     rule = default
@@ -541,7 +541,7 @@ def torch_kernels(dtypes, result, lattice):
                     rule = joined
                 if out != rule:
                     # A comparison computes in the promoted dtype: only its refusal is data.
-                    cells.setdefault(a, {})[b] = None if op in TORCH_COMPARISONS else out
+                    cells.setdefault(a, {})[b] = None if op in COMPARISONS else out
         loops[op] = cells
     unary = {"negative": torch.neg, "absolute": torch.abs,
              "clip": lambda t: torch.clamp(t, t, t)}
@@ -669,7 +669,7 @@ TENSORFLOW_BINARY = {
 }
 
 
-def tensorflow_kernels(tf, tnp, strong, result):
+def tensorflow_kernels(tf, tnp, strong, result, weak):
     """What TensorFlow's CPU kernels compute each op in, in the dtype conversion mode already
     enabled, where that is not the pair's `result_type`: every op on every pair of a strong
     two-element tensor (ones) and a tensor or a Python scalar 1, 1.0, 1j (`i*`, `f*`, `c*`),
@@ -681,11 +681,9 @@ def tensorflow_kernels(tf, tnp, strong, result):
     dtype. Unlisted, a pair the mode refuses raises its promotion error. A comparison computes
     in the promoted dtype: only its refusal is data. `negative`,
     `absolute`, `clip` (`tf.clip_by_value(t, t, t)`) by dtype: null where there is no kernel;
-    and the dtype `tf.reduce_sum` accumulates each dtype in."""
+    and the dtype `tf.reduce_sum` accumulates each dtype in. `weak`: the dtype each weak
+    node is (measured by the caller), which the table's `"weak"` records."""
     scalars = {"i*": 1, "f*": 1.0, "c*": 1j}
-    weak = {"i*": "int32", "f*": "float32", "c*": "complex128", "int64@weak": "int64",
-            "float64@weak": "float64"}
-    comparisons = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
     def value(n):
         return scalars[n] if n in scalars else tf.ones((2,), dtype=getattr(tf, n))
@@ -720,7 +718,7 @@ def tensorflow_kernels(tf, tnp, strong, result):
                     if joined is not None:
                         raise AssertionError(f"{op}({a}, {b}): promotion error, result {joined}")
                     continue  # unlisted: the pair has no result, a promotion error
-                if op in comparisons:
+                if op in COMPARISONS:
                     if out is not None and joined is None:
                         raise AssertionError(f"{op}({a}, {b}) compares without a result type")
                     if out is None:
@@ -738,7 +736,7 @@ def tensorflow_kernels(tf, tnp, strong, result):
     for op, f in unary.items():
         loops[op] = {n: None for n in strong if call(f, value(n)) is None}
     acc = {n: call(tf.reduce_sum, value(n)) for n in strong}
-    return {"conventions": TENSORFLOW_CONVENTIONS, "loops": loops, "sum": acc}
+    return {"conventions": TENSORFLOW_CONVENTIONS, "loops": loops, "sum": acc, "weak": weak}
 
 
 def dump_tensorflow(mode):
@@ -774,6 +772,8 @@ def dump_tensorflow(mode):
         return weak_names[dtype.name] if weak else dtype.name
 
     made = {n: operand(n) for n in operands}
+    # The dtype each weak operand alone is (a Python int is a weak int32).
+    weak_dtypes = {n: flexible_dtypes.result_type(made[n])[0].name for n in weak_names.values()}
     result, errors = pairs(
         operands, lambda a, b: name(flexible_dtypes.result_type(made[a], made[b])))
     triples = {}
@@ -795,10 +795,7 @@ def dump_tensorflow(mode):
         "triples": triples,
         "errors": errors,
         **({"kernels": {"policy": f"tensorflow-{mode}",
-                        **tensorflow_kernels(tf, tnp, strong, result),
-                        # The dtype each weak operand alone is (a Python int a weak int32).
-                        "weak": {n: flexible_dtypes.result_type(made[n])[0].name
-                                 for n in weak_names.values()}}}
+                        **tensorflow_kernels(tf, tnp, strong, result, weak_dtypes)}}
            if mode == "safe" else {}),
         "notes": [
             "result[a][b] = flexible_dtypes.result_type(A, B) after "

@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _native
+from . import _is_weak, _native
 
 __all__ = ["call", "dtype_of"]
 
@@ -56,13 +56,6 @@ def _contiguous(x: Any) -> np.ndarray:
     return a
 
 
-def _weak(x: Any) -> bool:
-    """Whether a library array is weakly typed: JAX's ``weak_type``, TensorFlow's
-    ``WeakTensor``."""
-    return getattr(x, "weak_type", False) is True or any(
-        c.__name__ == "WeakTensor" for c in type(x).__mro__)
-
-
 def _torch_array(t: Any) -> np.ndarray:
     """A PyTorch tensor's values as a NumPy array of the same dtype: ``Tensor.numpy()``, or a
     view of its bits for the dtypes NumPy has no type of (bfloat16, the float8 formats:
@@ -89,8 +82,8 @@ def _operand(x: Any) -> Any:
     dimensions is read as an array of its dtype."""
     root = type(x).__module__.partition(".")[0]
     if root in ("jax", "jaxlib", "tensorflow", "torch"):
-        if _weak(x):
-            name = np.dtype(x.dtype.name).name if root == "tensorflow" else None
+        if _is_weak(x):
+            name = x.dtype.name if root == "tensorflow" else None
             if name in ("int64", "float64"):
                 # TensorFlow's weak int64 and float64 are neither a Python number (a weak
                 # int32, float32) nor a tensor of their dtype: no kernel operand is either.

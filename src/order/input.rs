@@ -97,8 +97,8 @@ impl Input {
                 None => Some(
                     o.kernels
                         .as_ref()
-                        .and_then(|k| k.weak.iter().find(|&&(w, _)| w == r))
-                        .map_or(r, |&(_, t)| t),
+                        .and_then(|k| k.weak_dtype(r))
+                        .unwrap_or(r),
                 ),
             },
         };

@@ -413,10 +413,7 @@ pub fn table_module(
         // A measured cell is a concrete dtype: a weak node only stands for a Python scalar,
         // unless the table says what its library computes it in (TensorFlow's weak tensors).
         materialise: (0..n)
-            .map(|i| {
-                let declared = kernels.weak.iter().find(|&&(w, _)| w == i);
-                declared.map(|&(_, t)| t).or((!weak(i)).then_some(i))
-            })
+            .map(|i| kernels.weak_dtype(i).or((!weak(i)).then_some(i)))
             .collect(),
         true_divide: vec![None; n],
         sum_lowest: None,

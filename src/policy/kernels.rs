@@ -57,6 +57,13 @@ pub struct Kernels {
     pub sum: Vec<Option<Loop>>,
 }
 
+impl Kernels {
+    /// The dtype the weak node `i` computes in where it is a result (`"weak"`), if declared.
+    pub fn weak_dtype(&self, i: usize) -> Option<usize> {
+        self.weak.iter().find(|&&(w, _)| w == i).map(|&(_, t)| t)
+    }
+}
+
 /// Parses `"kernels"` for a table of `names` (`at` locates a key path). Errors name the key.
 pub(crate) fn parse(
     value: &Value,

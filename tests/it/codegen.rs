@@ -93,6 +93,13 @@ fn kernel_conventions_are_generated() {
         jax.kinds(OpId::of("maximum")).describe(),
         "bool, integer, float, complex"
     );
+    // TensorFlow's safe mode changes which pairs promote, not how a kernel computes: its
+    // measured table (python/typejoin/measure.py TENSORFLOW_CONVENTIONS) declares the
+    // conventions lattices/tensorflow.toml does.
+    assert_eq!(
+        typejoin::policy("tensorflow-safe").unwrap().semantics,
+        typejoin::policy("tensorflow").unwrap().semantics
+    );
 }
 
 #[test]
