@@ -5,7 +5,7 @@ with the smallest reproducer of each. Usage, from the repository root, in an env
 has the library (build the binary first: cargo build --release):
 
     scripts/fuzz_libraries.py torch|tensorflow|jax|numpy [--seed S] [--cases N] [--bin PATH]
-                              [--record STEM] [--catalogue] [--safe]
+                              [--record STEM] [--catalogue] [--safe] [--focus D1,D2]
 
 Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
 dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
@@ -47,6 +47,8 @@ parser.add_argument("--record", default=None)
 parser.add_argument("--show", type=int, default=40, help="classes printed")
 parser.add_argument("--catalogue", action="store_true",
                     help="torch: draw its catalogue beyond the lattice too (uint16-64, float8)")
+parser.add_argument("--focus", default=None,
+                    help="comma-separated dtypes: each case's first operand is one of them")
 parser.add_argument("--safe", action="store_true",
                     help="tensorflow: dtype_conversion_mode=\"safe\", run as --policy tensorflow-safe")
 args = parser.parse_args()
@@ -85,6 +87,9 @@ else:
     dims = lambda t: t.shape.rank  # noqa: E731
     version = tf.__version__
 rng = random.Random(seed)
+FOCUS = args.focus.split(",") if args.focus else []
+if any(n not in lib.ALL for n in FOCUS):
+    parser.error(f"--focus names dtypes of {', '.join(lib.ALL)}")
 lib.rng.seed(seed)
 
 SHAPES = [(1,), (3,), (5,), (8,), (12,), (16,), (20,), (33,), (40,), (2, 3), (3, 5), (2, 20)]
@@ -107,6 +112,9 @@ def draw():
     """One random case: (op, operands, call)."""
     op = rng.choice(list(lib.BINARY) + ["clip"])
     names = [rng.choice(lib.ALL) for _ in range(3 if op == "clip" else 2)]
+    if FOCUS:
+        names[0] = rng.choice(FOCUS)
+        rng.shuffle(names) if op != "clip" else None
     form = rng.random()
     if form < 0.5:
         shape = rng.choice(SHAPES)

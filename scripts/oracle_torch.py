@@ -11,7 +11,7 @@ through the Python operator (`2.5 - t` is `rsub`, `2.5 * t` is `t * 2.5`, `2.5 /
 dtype, shape and bits, or the error kind its exception maps to.
 
 Left out, each a documented gap of the reference kernels (docs/kernels.md, "PyTorch"):
-complex32 and bcomplex32 results (no array type: a float16/bfloat16 with a complex scalar); float →
+complex32 and bcomplex32 results (measured on their own by scripts/oracle_torch_complex32.py); float →
 integer casts of NaN, ±inf and values out of range (undefined in C; PyTorch's answer depends on
 the vector path); power and sums only on values whose results are exact (PyTorch's powf and
 pairwise float sums round differently, typejoin rounds the exact value once), and integer
@@ -62,14 +62,19 @@ CANON_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000,
 CATALOGUE_INTS = ["uint16", "uint32", "uint64"]
 CATALOGUE_FLOAT8 = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
                     "float8_e8m0fnu"]
+# complex32 and bcomplex32: in the lattice, but few CPU kernels (add, sub, mul, eq, ne, where,
+# neg, abs, casts; bcomplex32 casts and eq).
+CATALOGUE_COMPLEX = ["complex32", "bcomplex32"]
 
 
 def use_catalogue():
-    """Adds CATALOGUE_INTS and CATALOGUE_FLOAT8 to the dtypes drawn and read."""
+    """Adds CATALOGUE_INTS, CATALOGUE_FLOAT8 and CATALOGUE_COMPLEX to the dtypes drawn and
+    read."""
     INTS.extend(CATALOGUE_INTS)
     FLOATS.extend(CATALOGUE_FLOAT8)
-    ALL.extend(CATALOGUE_INTS + CATALOGUE_FLOAT8)
-    for n in CATALOGUE_INTS + CATALOGUE_FLOAT8:
+    COMPLEX.extend(CATALOGUE_COMPLEX)
+    ALL.extend(CATALOGUE_INTS + CATALOGUE_FLOAT8 + CATALOGUE_COMPLEX)
+    for n in CATALOGUE_INTS + CATALOGUE_FLOAT8 + CATALOGUE_COMPLEX:
         T[n] = getattr(torch, n)
     for n, view in (("uint16", torch.int16), ("uint32", torch.int32), ("uint64", torch.int64)):
         BITS[T[n]] = view
@@ -215,7 +220,7 @@ def skipped(op, a, b):
     cplx = [x for x in (a, b) if isinstance(x, complex) or
             isinstance(x, torch.Tensor) and x.dtype.is_complex and x.dim() == 0]
     if cplx and any(dt(x) in reduced for x in (a, b)):
-        return True  # complex32 / bcomplex32: no array type in the reference kernels
+        return True  # complex32 / bcomplex32: scripts/oracle_torch_complex32.py
     if op == "remainder" and dt(b) == torch.float64 and bool(
             ((b != 0) & (b.abs() < torch.finfo(torch.float64).tiny)).any()):
         return True  # SLEEF's vectorised fmod gives NaN for some subnormal divisors

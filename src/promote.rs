@@ -44,7 +44,7 @@ pub struct Generated {
     /// `sum`: unsigned inputs below this dtype accumulate in it (`lowest_unsigned`).
     pub sum_lowest_unsigned: Option<u8>,
     /// The kernel dtype of each node's own dtype, by node (`None`: a weak or category node, or
-    /// a dtype with no array type in the kernels, such as PyTorch's complex32).
+    /// a dtype with no array type in the kernels, such as PyTorch's int3 or a user's format).
     pub node_dtype: &'static [Option<DType>],
     /// The node of an array of each dtype, by [`DType::id`] (`UNDEFINED`: not in the policy).
     pub array_node: [u8; DType::COUNT],
@@ -109,7 +109,8 @@ pub enum Failure {
     /// The operands have no join, or an operand is not in the policy.
     #[default]
     NoJoin,
-    /// The result dtype has no array type in the reference kernels (PyTorch's complex32).
+    /// The result dtype has no array type in the reference kernels (PyTorch's int3, a
+    /// user-declared format).
     NoArrayType,
     /// The library's op has no loop for the operands (a measured library's table).
     Refused,

@@ -64,6 +64,13 @@ fn descriptor<'py>(py: Python<'py>, t: DType) -> PyResult<Bound<'py, PyArrayDesc
     if let Some((_, d)) = lock(&MADE).iter().find(|(k, _)| *k == t) {
         return Ok(d.bind(py).clone());
     }
+    if matches!(t, DType::Complex32 | DType::BComplex32) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "the result is {}, which has no NumPy dtype (the Python kernels return NumPy \
+             arrays); cast an operand to complex64, or run the case with `typejoin run`",
+            t.name()
+        )));
+    }
     let numpy_dtype = py.import("numpy")?.getattr("dtype")?;
     let d = match numpy_dtype.call1((t.name(),)) {
         Ok(d) => d,

@@ -452,13 +452,18 @@ COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_e
 # cannot be filled, its float4 is packed, its bits and quantized types are opaque).
 TORCH_EXTENSION = ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e4m3fnuz",
                    "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
+# The lattice's dtypes whose CPU kernels are few (torch 2.15 has add, sub, mul, eq, ne, where,
+# neg, abs and casts for complex32, casts and eq for bcomplex32): their loops are measured
+# like the extension's, though the lattice has their pairs.
+TORCH_SPARSE = ["complex32", "bcomplex32"]
 
 
 def torch_kernels(dtypes, result, lattice):
     """What PyTorch 2.15's CPU kernels do with the catalogue beyond its lattice (`extends`:
     the lattice policy whose rules the other cells follow): for every op and every pair of
-    operands with at least one of TORCH_EXTENSION's dtypes (a two-element tensor, a zero-dim
-    one, or a Python number as a user writes it, through the operator when it comes first),
+    operands with at least one of TORCH_EXTENSION's dtypes, or whose result is one of them or
+    of TORCH_SPARSE's (a two-element tensor, a zero-dim one, or a Python number as a user
+    writes it, through the operator when it comes first),
     null where PyTorch raises although the pair promotes ("\"mul_cpu\" not implemented for
     'Float8_e4m3fn'", `uint16 + uint16`), the result dtype where it is not what the lattice's
     rules give (the promoted dtype; true_divide of integers the default float); `negative`,
@@ -469,6 +474,8 @@ def torch_kernels(dtypes, result, lattice):
     import torch
 
     ext = [n for n in TORCH_EXTENSION if n in dtypes]
+    sparse = [n for n in TORCH_SPARSE if n in dtypes]
+    measured = set(ext + sparse)
     scalars = {"b*": True, "i*": 1, "f*": 1.5, "c*": 1j}
     default = str(torch.get_default_dtype()).removeprefix("torch.")
     by_dtype = {d: n for n, d in dtypes.items()}
@@ -519,9 +526,9 @@ def torch_kernels(dtypes, result, lattice):
         cells = {}
         for a in names:
             for b in names:
-                if base(a) not in ext and base(b) not in ext:
-                    continue
                 joined = result[a].get(b)
+                if not {base(a), base(b), base(joined or "")} & measured:
+                    continue
                 if op not in operators and (a in scalars or b in scalars):
                     continue  # torch.maximum takes no Python number
                 out = call(operators[op] if a in scalars else f, value(a), value(b))
@@ -547,13 +554,15 @@ def torch_kernels(dtypes, result, lattice):
              "clip": lambda t: torch.clamp(t, t, t)}
     for op, f in unary.items():
         cells = {}
-        for n in ext:
+        for n in ext + sparse:
             out = call(f, value(n))
             out = None if out == "promotion" else out
-            if out != n:
+            # The absolute value of a complex dtype is its parts' real dtype.
+            own = name(dtypes[n].to_real()) if op == "absolute" else n
+            if out != own:
                 cells[n] = out
         loops[op] = cells
-    acc = {n: call(torch.sum, value(n)) for n in ext}
+    acc = {n: call(torch.sum, value(n)) for n in ext + sparse}
     acc = {n: None if a == "promotion" else a for n, a in acc.items()}
     return {"extends": lattice, "dtypes": [x for n in ext for x in (n, f"{n}@0d")],
             "loops": loops, "sum": acc}

@@ -95,9 +95,9 @@ pub static POLICY: Generated = Generated {
     // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
     node_dtype: &[Some(DType::Bool), Some(DType::Int { bits: 1, signed: false }), Some(DType::Int { bits: 2, signed: false }), Some(DType::Int { bits: 4, signed: false }), Some(DType::Int { bits: 8, signed: false }), Some(DType::Int { bits: 16, signed: false }), Some(DType::Int { bits: 32, signed: false }), Some(DType::Int { bits: 64, signed: false }), Some(DType::Int { bits: 1, signed: true }), Some(DType::Int { bits: 2, signed: true }), Some(DType::Int { bits: 4, signed: true }), Some(DType::Int { bits: 8, signed: true }), Some(DType::Int { bits: 16, signed: true }), Some(DType::Int { bits: 32, signed: true }), Some(DType::Int { bits: 64, signed: true }), Some(DType::Small(10)), Some(DType::Small(11)), Some(DType::Small(12)), Some(DType::Small(2)), Some(DType::Small(3)), Some(DType::Small(4)), Some(DType::Small(5)), Some(DType::Small(6)), Some(DType::Small(7)), Some(DType::Small(8)), Some(DType::Small(9)), Some(DType::Small(0)), Some(DType::Small(1)), Some(DType::Float32), Some(DType::Float64), Some(DType::Complex64), Some(DType::Complex128), None, None, None],
     // the node of an array of each dtype, by DType::id (U: not in the policy)
-    array_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31],
+    array_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31, U, U],
     // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
-    zero_dim_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31],
+    zero_dim_node: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 28, 29, 26, 27, 18, 19, 20, 21, 22, 23, 24, 25, 15, 16, 17, 30, 31, U, U],
     // the node of a Python bool, int, float, complex
     scalar_node: [0, 32, 33, 34],
     op_kinds: &[

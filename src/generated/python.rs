@@ -33,9 +33,9 @@ pub static POLICY: Generated = Generated {
     // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
     node_dtype: &[Some(DType::Bool), None, None, None],
     // the node of an array of each dtype, by DType::id (U: not in the policy)
-    array_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
+    array_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
     // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
-    zero_dim_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
+    zero_dim_node: [0, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U, U],
     // the node of a Python bool, int, float, complex
     scalar_node: [0, 1, 2, 3],
     op_kinds: &[

@@ -65,9 +65,9 @@ pub static POLICY: Generated = Generated {
     // the kernel dtype of each node's own dtype (None: a weak or category node, or no array type)
     node_dtype: &[Some(DType::Bool), Some(DType::Int { bits: 8, signed: false }), Some(DType::Int { bits: 16, signed: false }), Some(DType::Int { bits: 32, signed: false }), Some(DType::Int { bits: 64, signed: false }), Some(DType::Int { bits: 8, signed: true }), Some(DType::Int { bits: 16, signed: true }), Some(DType::Int { bits: 32, signed: true }), Some(DType::Int { bits: 64, signed: true }), Some(DType::Small(0)), Some(DType::Small(1)), Some(DType::Float32), Some(DType::Float64), Some(DType::Complex64), Some(DType::Complex128), None, None, None, None, None],
     // the node of an array of each dtype, by DType::id (U: not in the policy)
-    array_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14],
+    array_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14, U, U],
     // the node of a zero-dim array of each dtype: its dtype@0d, else its array's
-    zero_dim_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14],
+    zero_dim_node: [0, U, U, U, 1, 2, 3, 4, U, U, U, 5, 6, 7, 8, 11, 12, 9, 10, U, U, U, U, U, U, U, U, U, U, U, 13, 14, U, U],
     // the node of a Python bool, int, float, complex
     scalar_node: [0, 15, 16, 17],
     op_kinds: &[

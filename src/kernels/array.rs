@@ -152,6 +152,7 @@ pub enum Data {
     U16(Buf<u16>),
     U32(Buf<u32>),
     U64(Buf<u64>),
+    C32(Buf<[u16; 2]>),
     C64(Buf<[u32; 2]>),
     C128(Buf<[u64; 2]>),
 }
@@ -164,6 +165,7 @@ impl Data {
             Data::U16(_) => Unit::U16,
             Data::U32(_) => Unit::U32,
             Data::U64(_) => Unit::U64,
+            Data::C32(_) => Unit::C32,
             Data::C64(_) => Unit::C64,
             Data::C128(_) => Unit::C128,
         }
@@ -175,6 +177,7 @@ impl Data {
             Data::U16(v) => v.len(),
             Data::U32(v) => v.len(),
             Data::U64(v) => v.len(),
+            Data::C32(v) => v.len(),
             Data::C64(v) => v.len(),
             Data::C128(v) => v.len(),
         }
@@ -210,6 +213,7 @@ impl Data {
             Unit::U16 => view!(U16),
             Unit::U32 => view!(U32),
             Unit::U64 => view!(U64),
+            Unit::C32 => view!(C32),
             Unit::C64 => view!(C64),
             Unit::C128 => view!(C128),
         }
@@ -222,6 +226,7 @@ impl Data {
             Data::U16(v) => v.is_borrowed(),
             Data::U32(v) => v.is_borrowed(),
             Data::U64(v) => v.is_borrowed(),
+            Data::C32(v) => v.is_borrowed(),
             Data::C64(v) => v.is_borrowed(),
             Data::C128(v) => v.is_borrowed(),
         }
@@ -242,6 +247,7 @@ impl Data {
             (Data::U16(d), Data::U16(s)) => d.copy_from_slice(s),
             (Data::U32(d), Data::U32(s)) => d.copy_from_slice(s),
             (Data::U64(d), Data::U64(s)) => d.copy_from_slice(s),
+            (Data::C32(d), Data::C32(s)) => d.copy_from_slice(s),
             (Data::C64(d), Data::C64(s)) => d.copy_from_slice(s),
             (Data::C128(d), Data::C128(s)) => d.copy_from_slice(s),
             _ => panic!("assigning storage of another unit"),
@@ -255,6 +261,7 @@ impl Data {
             Unit::U16 => Data::U16(vec![0; n].into()),
             Unit::U32 => Data::U32(vec![0; n].into()),
             Unit::U64 => Data::U64(vec![0; n].into()),
+            Unit::C32 => Data::C32(vec![[0; 2]; n].into()),
             Unit::C64 => Data::C64(vec![[0; 2]; n].into()),
             Unit::C128 => Data::C128(vec![[0; 2]; n].into()),
         }
@@ -356,8 +363,8 @@ impl Array {
             Data::U8(_) | Data::U16(_) if w >= 8 * dtype.unit().bytes() as u32 => None,
             Data::U8(v) => first_over(v, limit),
             Data::U16(v) => first_over(v, limit),
-            // Patterns of 32 and 64 bits fill their units.
-            Data::U32(_) | Data::U64(_) | Data::C64(_) | Data::C128(_) => None,
+            // Patterns of 16, 32 and 64 bits fill their units.
+            Data::U32(_) | Data::U64(_) | Data::C32(_) | Data::C64(_) | Data::C128(_) => None,
         };
         if let Some(pattern) = bad {
             return Err(ArrayError::Pattern {
@@ -416,6 +423,7 @@ impl Array {
             Unit::U16 => Data::U16(re.map(|b| b as u16).collect()),
             Unit::U32 => Data::U32(re.map(|b| b as u32).collect()),
             Unit::U64 => Data::U64(re.collect()),
+            Unit::C32 => Data::C32(bits.iter().map(|b| [b[0] as u16, b[1] as u16]).collect()),
             Unit::C64 => Data::C64(bits.iter().map(|b| [b[0] as u32, b[1] as u32]).collect()),
             Unit::C128 => Data::C128(bits.to_vec().into()),
         };
@@ -429,6 +437,7 @@ impl Array {
             Data::U16(v) => v.iter().map(|&b| [b as u64, 0]).collect(),
             Data::U32(v) => v.iter().map(|&b| [b as u64, 0]).collect(),
             Data::U64(v) => v.iter().map(|&b| [b, 0]).collect(),
+            Data::C32(v) => v.iter().map(|&[r, i]| [r as u64, i as u64]).collect(),
             Data::C64(v) => v.iter().map(|&[r, i]| [r as u64, i as u64]).collect(),
             Data::C128(v) => v.to_vec(),
         }
@@ -471,6 +480,7 @@ impl Array {
             Data::U16(v) => scan(v, |b| b & m16),
             Data::U32(v) => scan(v, |b| b & m32),
             Data::U64(v) => scan(v, |b| b & m),
+            Data::C32(v) => scan(v, |[r, i]| (r & m16).min(i & m16)),
             Data::C64(v) => scan(v, |[r, i]| (r & m32).min(i & m32)),
             Data::C128(v) => scan(v, |[r, i]| (r & m).min(i & m)),
         }
@@ -487,6 +497,7 @@ impl Array {
             Data::U16(v) => Data::U16(pick(v, at, splat)),
             Data::U32(v) => Data::U32(pick(v, at, splat)),
             Data::U64(v) => Data::U64(pick(v, at, splat)),
+            Data::C32(v) => Data::C32(pick(v, at, splat)),
             Data::C64(v) => Data::C64(pick(v, at, splat)),
             Data::C128(v) => Data::C128(pick(v, at, splat)),
         };
@@ -505,6 +516,7 @@ impl Array {
             Data::U16(v) => v[i] = re as u16,
             Data::U32(v) => v[i] = re as u32,
             Data::U64(v) => v[i] = re,
+            Data::C32(v) => v[i] = [re as u16, im as u16],
             Data::C64(v) => v[i] = [re as u32, im as u32],
             Data::C128(v) => v[i] = [re, im],
         }
@@ -565,11 +577,10 @@ mod tests {
             if let Some(t) = DType::named(d.name) {
                 assert_eq!(t.name(), d.name);
             } else {
-                // No array type: weak and opaque types, PyTorch's complex32/bcomplex32 and
-                // its integers of 3, 5, 6 and 7 bits.
+                // No array type: weak and opaque types and PyTorch's integers of 3, 5, 6 and
+                // 7 bits.
                 use crate::numeric::dtype::Kind;
                 let expected = matches!(d.kind, Kind::Weak | Kind::Opaque)
-                    || (d.kind == Kind::Complex && d.bits == 32)
                     || (matches!(d.kind, Kind::Signed | Kind::Unsigned)
                         && [3, 5, 6, 7].contains(&d.bits));
                 assert!(expected, "{}", d.name);
@@ -579,6 +590,8 @@ mod tests {
         assert_eq!(DType::named("bfloat16").unwrap().unit(), Unit::U16);
         assert_eq!(DType::named("int4").unwrap().unit(), Unit::U8);
         assert_eq!(DType::named("uint64").unwrap().unit(), Unit::U64);
+        assert_eq!(DType::named("complex32").unwrap().unit(), Unit::C32);
+        assert_eq!(DType::named("bcomplex32").unwrap().part(), DType::BFLOAT16);
     }
 
     #[test]

@@ -329,6 +329,9 @@ pub enum DType {
     Small(u8),
     Complex64,
     Complex128,
+    /// PyTorch's `complex32` (float16 parts) and `bcomplex32` (bfloat16 parts).
+    Complex32,
+    BComplex32,
 }
 
 /// Which storage a dtype uses.
@@ -338,6 +341,8 @@ pub enum Unit {
     U16,
     U32,
     U64,
+    /// Two 16-bit parts: complex32, bcomplex32.
+    C32,
     C64,
     C128,
 }
@@ -348,7 +353,7 @@ impl Unit {
         match self {
             Unit::U8 => 1,
             Unit::U16 => 2,
-            Unit::U32 => 4,
+            Unit::U32 | Unit::C32 => 4,
             Unit::U64 | Unit::C64 => 8,
             Unit::C128 => 16,
         }
@@ -357,13 +362,14 @@ impl Unit {
 
 impl DType {
     /// How many concrete dtypes there are; every [`DType::id`] is below it.
-    pub const COUNT: usize = 32;
+    pub const COUNT: usize = 34;
     pub const BFLOAT16: DType = DType::Small(0);
     pub const FLOAT16: DType = DType::Small(1);
 
     /// A dense id, for tables indexed by dtype (the generated policies'): bool 0, the unsigned
     /// integers by width 1–7, the signed ones 8–14, float32 15, float64 16, the small floats
-    /// 17–29 in [`SMALL_FLOATS`] order, complex64 30, complex128 31.
+    /// 17–29 in [`SMALL_FLOATS`] order, complex64 30, complex128 31, complex32 32, bcomplex32
+    /// 33.
     pub const fn id(self) -> usize {
         match self {
             DType::Bool => 0,
@@ -375,6 +381,8 @@ impl DType {
             DType::Small(i) => 17 + i as usize,
             DType::Complex64 => 30,
             DType::Complex128 => 31,
+            DType::Complex32 => 32,
+            DType::BComplex32 => 33,
         }
     }
 
@@ -395,6 +403,8 @@ impl DType {
             17..=29 => DType::Small((id - 17) as u8),
             30 => DType::Complex64,
             31 => DType::Complex128,
+            32 => DType::Complex32,
+            33 => DType::BComplex32,
             _ => return None,
         })
     }
@@ -412,6 +422,8 @@ impl DType {
             "float64" => DType::Float64,
             "complex64" => DType::Complex64,
             "complex128" => DType::Complex128,
+            "complex32" => DType::Complex32,
+            "bcomplex32" => DType::BComplex32,
             _ => {
                 if let Some(i) = SMALL_FLOATS.iter().position(|s| *s == name) {
                     return Some(DType::Small(i as u8));
@@ -443,6 +455,8 @@ impl DType {
             DType::Float64 => "float64",
             DType::Complex64 => "complex64",
             DType::Complex128 => "complex128",
+            DType::Complex32 => "complex32",
+            DType::BComplex32 => "bcomplex32",
             DType::Small(i) => SMALL_FLOATS[i as usize],
             DType::Int { bits, signed } => {
                 let names: [&str; 7] = if signed {
@@ -476,6 +490,7 @@ impl DType {
             DType::Small(_) => Unit::U16,
             DType::Complex64 => Unit::C64,
             DType::Complex128 => Unit::C128,
+            DType::Complex32 | DType::BComplex32 => Unit::C32,
         }
     }
 
@@ -485,7 +500,21 @@ impl DType {
             DType::Float32 | DType::Complex64 => float_format("float32"),
             DType::Float64 | DType::Complex128 => float_format("float64"),
             DType::Small(i) => float_format(SMALL_FLOATS[i as usize]),
+            DType::Complex32 => float_format("float16"),
+            DType::BComplex32 => float_format("bfloat16"),
             _ => None,
+        }
+    }
+
+    /// The real dtype of a complex dtype's parts (`complex32` → `float16`); a real dtype is
+    /// its own.
+    pub fn part(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            DType::Complex32 => DType::FLOAT16,
+            DType::BComplex32 => DType::BFLOAT16,
+            d => d,
         }
     }
 
@@ -503,7 +532,10 @@ impl DType {
     }
 
     pub fn is_complex(self) -> bool {
-        matches!(self, DType::Complex64 | DType::Complex128)
+        matches!(
+            self,
+            DType::Complex64 | DType::Complex128 | DType::Complex32 | DType::BComplex32
+        )
     }
 
     /// Significant bits of a storage unit's pattern (the rest must be zero).
@@ -513,7 +545,9 @@ impl DType {
             DType::Int { bits, .. } => bits,
             DType::Float32 | DType::Complex64 => 32,
             DType::Float64 | DType::Complex128 => 64,
-            DType::Small(_) => self.float_format().expect("small float").width(),
+            DType::Small(_) | DType::Complex32 | DType::BComplex32 => {
+                self.float_format().expect("small float").width()
+            }
         }
     }
 }

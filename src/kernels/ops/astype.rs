@@ -344,14 +344,20 @@ pub(super) fn astype_general(a: &Array, to: DType) -> Array {
             if to.is_complex() {
                 let (re, im) = complex_at(a, i, to);
                 let f = to.float_format().expect("parts");
-                let enc = |x: f64| f.encode(Value::from_f64(x));
+                // A NaN part is the format's positive quiet NaN (a float8 fnuz NaN has the
+                // sign bit set).
+                let enc = |x: f64| {
+                    if x.is_nan() {
+                        f.canonical_nan(false)
+                    } else {
+                        f.encode(Value::from_f64(x))
+                    }
+                };
                 [enc(re), enc(im)]
             } else if a.dtype.is_complex() {
-                let part = match a.dtype {
-                    DType::Complex64 => DType::Float32,
-                    _ => DType::Float64,
-                };
+                let part = a.dtype.part();
                 let (re, im) = match &a.data {
+                    Data::C32(v) => (v[i][0] as u64, v[i][1] as u64),
                     Data::C64(v) => (v[i][0] as u64, v[i][1] as u64),
                     Data::C128(v) => (v[i][0], v[i][1]),
                     _ => unreachable!(),

@@ -1,5 +1,6 @@
 //! Complex kernels: NumPy's algorithms (FMA multiplication, Smith's division, lexicographic
-//! comparisons) in f32 and f64.
+//! comparisons) in f32 and f64; PyTorch's complex32 and bcomplex32 (16-bit parts) computed in
+//! complex64 and each part rounded back, as its `c10::complex<Half>` ops do.
 
 use super::fused::fused_go;
 use super::input::{Input, for_chunks};
@@ -11,18 +12,14 @@ use super::vocab::{CHUNK, Op};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
-use crate::numeric::format::cast_bits;
+use crate::numeric::format::{FloatFormat, cast_bits};
 
 /// The components of element `i` of any array as f64 (exact: complex64 parts are float32),
 /// converted to complex dtype `c` first.
 pub(super) fn complex_at(a: &Array, i: usize, c: DType) -> (f64, f64) {
     let part = |bits: u64, d: DType| -> f64 {
         let f = c.float_format().expect("complex parts");
-        let src = match d {
-            DType::Complex64 => DType::Float32,
-            DType::Complex128 => DType::Float64,
-            other => other,
-        };
+        let src = d.part();
         let b = if src.float_format() == Some(f.clone()) {
             bits
         } else {
@@ -34,6 +31,7 @@ pub(super) fn complex_at(a: &Array, i: usize, c: DType) -> (f64, f64) {
         f.decode(b).to_f64()
     };
     match &a.data {
+        Data::C32(v) => (part(v[i][0] as u64, a.dtype), part(v[i][1] as u64, a.dtype)),
         Data::C64(v) => (part(v[i][0] as u64, a.dtype), part(v[i][1] as u64, a.dtype)),
         Data::C128(v) => (part(v[i][0], a.dtype), part(v[i][1], a.dtype)),
         d => (part(raw(d, i), a.dtype), 0.0),
@@ -181,6 +179,16 @@ pub(super) fn load_complex<L: Lane + Default + From<f32>>(
     let n = re.len();
     let idx = |k: usize| if inp.splat { 0 } else { start + k };
     match &inp.array.data {
+        Data::C32(v) => {
+            // float16/bfloat16 parts are exact in float32.
+            let f = inp.array.dtype.float_format().expect("complex parts");
+            let part = |b: u16| L::from(f.decode(b as u64).to_f64() as f32);
+            for k in 0..n {
+                let [r, i] = v[idx(k)];
+                re[k] = part(r);
+                im[k] = part(i);
+            }
+        }
         Data::C64(v) => {
             for k in 0..n {
                 let [r, i] = v[idx(k)];
@@ -244,7 +252,42 @@ pub(super) fn fused_complex64(op: Op, x: &Input, y: &Input, out: &mut Data) -> b
     true
 }
 
+/// A complex32 or bcomplex32 part computed in float32, rounded to its 16-bit format (NaN: the
+/// format's canonical one).
+pub(super) fn half_part(c: DType, x: f32) -> u16 {
+    let f = c.float_format().expect("complex parts");
+    cast_bits(&FloatFormat::float32(), &f, canon32(x) as u64) as u16
+}
+
+/// `op` in complex32 or bcomplex32 as PyTorch computes it: both operands converted to the
+/// result dtype (each part rounded to 16 bits), the op in complex64 (`c10::complex<float>`,
+/// its opmath type: products of 16-bit parts are exact in float32, so fused or not they
+/// round once), each part rounded back.
+fn run_complex_half(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    let at = |i: &Input, k: usize| {
+        let (re, im) = complex_at(&i.array, if i.splat { 0 } else { k }, c);
+        (re as f32, im as f32)
+    };
+    match out {
+        Data::U8(o) => {
+            for (k, o) in o.iter_mut().enumerate() {
+                *o = complex_op::<f32>(op, at(x, k), at(y, k)).expect_err("comparison") as u8;
+            }
+        }
+        Data::C32(o) => {
+            for (k, o) in o.iter_mut().enumerate() {
+                let (re, im) = complex_op::<f32>(op, at(x, k), at(y, k)).expect("arithmetic");
+                *o = [half_part(c, re), half_part(c, im)];
+            }
+        }
+        _ => unreachable!("complex32 or bool output"),
+    }
+}
+
 pub(super) fn run_complex(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    if matches!(c, DType::Complex32 | DType::BComplex32) {
+        return run_complex_half(op, c, x, y, out);
+    }
     if c == DType::Complex64 && fused_complex64(op, x, y, out) {
         return;
     }
@@ -307,10 +350,13 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
     let bits: Vec<[u64; 2]> = (0..n)
         .map(|k| {
             let (a, b) = (at(x, k), at(y, k));
+            let f = |p: (f64, f64)| (p.0 as f32, p.1 as f32);
             if c == DType::Complex64 {
-                let f = |p: (f64, f64)| (p.0 as f32, p.1 as f32);
                 let (re, im) = go(sign as f32, f(a), f(b));
                 [canon32(re) as u64, canon32(im) as u64]
+            } else if c != DType::Complex128 {
+                let (re, im) = go(sign as f32, f(a), f(b));
+                [half_part(c, re) as u64, half_part(c, im) as u64]
             } else {
                 let (re, im) = go(sign, a, b);
                 [canon64(re), canon64(im)]

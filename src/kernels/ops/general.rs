@@ -310,7 +310,7 @@ pub(super) fn run_chunked(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 }
             });
         }
-        DType::Complex64 | DType::Complex128 => {
+        DType::Complex64 | DType::Complex128 | DType::Complex32 | DType::BComplex32 => {
             unreachable!("complex results run in `complex::run_complex` (`dispatch::run_binary`)")
         }
     }

@@ -27,6 +27,7 @@ pub(super) fn for_chunks(out: &mut Data, f: impl Fn(usize, OutChunk) + Sync) {
         Data::U16(v) => split(v, |s| OutChunk::U16(s), &f),
         Data::U32(v) => split(v, |s| OutChunk::U32(s), &f),
         Data::U64(v) => split(v, |s| OutChunk::U64(s), &f),
+        Data::C32(v) => split(v, |s| OutChunk::C32(s), &f),
         Data::C64(v) => split(v, |s| OutChunk::C64(s), &f),
         Data::C128(v) => split(v, |s| OutChunk::C128(s), &f),
     }

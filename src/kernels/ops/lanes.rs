@@ -377,6 +377,7 @@ pub(super) enum OutChunk<'a> {
     U16(&'a mut [u16]),
     U32(&'a mut [u32]),
     U64(&'a mut [u64]),
+    C32(&'a mut [[u16; 2]]),
     C64(&'a mut [[u32; 2]]),
     C128(&'a mut [[u64; 2]]),
 }
@@ -388,6 +389,7 @@ impl OutChunk<'_> {
             OutChunk::U16(v) => v.len(),
             OutChunk::U32(v) => v.len(),
             OutChunk::U64(v) => v.len(),
+            OutChunk::C32(v) => v.len(),
             OutChunk::C64(v) => v.len(),
             OutChunk::C128(v) => v.len(),
         }

@@ -327,11 +327,9 @@ pub(super) fn select_within(
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
     accepts(policy, OpId::WHERE, compute)?;
-    // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where.
-    let wide = matches!(
-        compute,
-        DType::Float32 | DType::Float64 | DType::Complex64 | DType::Complex128
-    );
+    // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where; a complex
+    // one, complex32 too, raises.
+    let wide = compute.is_complex() || matches!(compute, DType::Float32 | DType::Float64);
     if policy.semantics.where_scalars == WhereScalars::Checked && wide {
         checked_scalar(x, compute, "where")?;
         checked_scalar(y, compute, "where")?;
@@ -373,6 +371,7 @@ pub(super) fn select_within(
         (Data::U16(x), Data::U16(y)) => Data::U16(pick(c, x, y).into()),
         (Data::U32(x), Data::U32(y)) => Data::U32(pick(c, x, y).into()),
         (Data::U64(x), Data::U64(y)) => Data::U64(pick(c, x, y).into()),
+        (Data::C32(x), Data::C32(y)) => Data::C32(pick(c, x, y).into()),
         (Data::C64(x), Data::C64(y)) => Data::C64(pick(c, x, y).into()),
         (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y).into()),
         _ => unreachable!("both values are in the result dtype"),

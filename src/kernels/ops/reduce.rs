@@ -158,7 +158,7 @@ pub(super) fn sum_within(
                     });
                     [s as u64 & mask, 0]
                 }
-                DType::Complex64 | DType::Complex128 => {
+                DType::Complex64 | DType::Complex128 | DType::Complex32 | DType::BComplex32 => {
                     let f = acc.float_format().expect("parts");
                     let parts: Vec<(f64, f64)> = idx.map(|j| complex_at(&conv, j, acc)).collect();
                     [

@@ -130,7 +130,8 @@ pub(super) struct Conversion {
     python_int: PythonInt,
     /// Through float32 first (PyTorch's `c10::Half(float)`, `c10::BFloat16(float)`;
     /// TensorFlow's float32 tensor of a Python number): a Python float or a zero-dim float64
-    /// into float16/bfloat16 is rounded twice.
+    /// into float16/bfloat16 is rounded twice, and so are a Python complex or a zero-dim
+    /// complex128 into complex32/bcomplex32 (`c10::complex<Half>` of a `complex<float>`).
     via_float32: bool,
     /// Under `PythonInt::Cast`, the integer join a Python int is cast to before it reaches a
     /// computation dtype the op rule chose (TensorFlow: `uint8 / -129` divides by 127.0).
@@ -142,7 +143,7 @@ impl Conversion {
         Conversion {
             python_int: policy.semantics.python_int,
             via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
-                && matches!(compute, DType::FLOAT16 | DType::BFLOAT16),
+                && matches!(compute.part(), DType::FLOAT16 | DType::BFLOAT16),
             int_join: None,
         }
     }
@@ -166,6 +167,9 @@ impl Conversion {
         let s = match s {
             Scalar::Float(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
             Scalar::Int(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
+            Scalar::Complex(r, i) if self.via_float32 => {
+                Scalar::Complex(r as f32 as f64, i as f32 as f64)
+            }
             s => s,
         };
         materialise(s, compute, self.python_int)
@@ -174,8 +178,13 @@ impl Conversion {
     /// A zero-dim array operand, rounded through float32 where it must be (else as it is:
     /// the loaders convert it once).
     pub(super) fn zero_dim(self, a: &Array, compute: DType) -> Option<Array> {
-        (self.via_float32 && a.shape.is_empty() && a.dtype != compute && !a.dtype.is_complex())
-            .then(|| astype(&astype(a, DType::Float32), compute))
+        let float32 = if a.dtype.is_complex() {
+            DType::Complex64
+        } else {
+            DType::Float32
+        };
+        (self.via_float32 && a.shape.is_empty() && a.dtype != compute && a.dtype.part() != compute)
+            .then(|| astype(&astype(a, float32), compute))
     }
 }
 

@@ -91,6 +91,7 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
         Data::U16(v) => Data::U16(idx.iter().map(|&i| v[i]).collect()),
         Data::U32(v) => Data::U32(idx.iter().map(|&i| v[i]).collect()),
         Data::U64(v) => Data::U64(idx.iter().map(|&i| v[i]).collect()),
+        Data::C32(v) => Data::C32(idx.iter().map(|&i| v[i]).collect()),
         Data::C64(v) => Data::C64(idx.iter().map(|&i| v[i]).collect()),
         Data::C128(v) => Data::C128(idx.iter().map(|&i| v[i]).collect()),
     };

@@ -2,7 +2,7 @@
 //! (complex negation as `0 - x` under `ComplexNegative::ZeroMinus`).
 
 use super::accept::{accepts, accepts_operands, canonical_array};
-use super::complex::complex_at;
+use super::complex::{complex_at, half_part};
 use super::input::for_chunks;
 use super::lanes::{
     F32Store, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader, int_lane, int_loader,
@@ -26,10 +26,9 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
     let d = a.dtype;
     accepts_operands(policy, op.id(), &[Operand::Array(d)])?;
     accepts(policy, op.id(), d)?;
-    let out_dtype = match (op, d) {
-        (UnaryOp::Absolute, DType::Complex64) => DType::Float32,
-        (UnaryOp::Absolute, DType::Complex128) => DType::Float64,
-        _ => d,
+    let out_dtype = match op {
+        UnaryOp::Absolute => d.part(),
+        UnaryOp::Negative => d,
     };
     let mut out = Array::zeroed(out_dtype, a.shape.clone());
     match d {
@@ -83,7 +82,7 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
                 store_f64(&v[..n], chunk);
             });
         }
-        DType::Complex64 | DType::Complex128 => {
+        DType::Complex64 | DType::Complex128 | DType::Complex32 | DType::BComplex32 => {
             let n = a.len();
             let mut bits = Vec::with_capacity(n);
             let zero_minus = policy.semantics.complex_negative == ComplexNegative::ZeroMinus;
@@ -96,12 +95,20 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
                         canon32(neg(re) as f32) as u64,
                         canon32(neg(im) as f32) as u64,
                     ],
-                    (UnaryOp::Negative, _) => [canon64(neg(re)), canon64(neg(im))],
+                    (UnaryOp::Negative, DType::Complex128) => [canon64(neg(re)), canon64(neg(im))],
                     // hypot of the float32 parts, computed in f64 and rounded once.
                     (UnaryOp::Absolute, DType::Complex64) => {
                         [canon32(re.hypot(im) as f32) as u64, 0]
                     }
-                    (UnaryOp::Absolute, _) => [canon64(re.hypot(im)), 0],
+                    (UnaryOp::Absolute, DType::Complex128) => [canon64(re.hypot(im)), 0],
+                    // complex32: PyTorch's abs of the complex64 value (hypot rounded to
+                    // float32), then rounded to the 16-bit part; its negation flips the signs
+                    // (no `0 - x`: -(0+0j) is -0-0j, measured on torch 2.15).
+                    (UnaryOp::Negative, _) => [
+                        half_part(d, -re as f32) as u64,
+                        half_part(d, -im as f32) as u64,
+                    ],
+                    (UnaryOp::Absolute, _) => [half_part(d, re.hypot(im) as f32) as u64, 0],
                 });
             }
             out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
