@@ -24,6 +24,10 @@ pub enum Nary {
     /// NumPy's DType-sequence promotion (`order::dtype_sequence`) over the pairs, with each
     /// node's DType class.
     Numpy(&'static [crate::policy::nary::NumpyClass]),
+    /// PyTorch's `at::native::result_type` (`order::result_type_state`) over the pairs, with
+    /// each node's kind: each operand category folded on its own, then the categories
+    /// combined (what `clip` promotes by over torch's whole catalogue).
+    Torch(&'static [crate::policy::nary::TorchKind]),
 }
 
 /// A promotion policy in the form codegen writes it.
@@ -123,6 +127,12 @@ impl crate::order::dtype_sequence::Pairs for Generated {
             UNDEFINED => None,
             r => Some(r as usize),
         }
+    }
+    fn node_name(&self, i: usize) -> &str {
+        self.dtypes[i]
+    }
+    fn node_index(&self, name: &str) -> Option<usize> {
+        self.dtypes.iter().position(|d| *d == name)
     }
 }
 
@@ -248,6 +258,35 @@ impl Generated {
                     format!(
                         "no promotion for {} and {} in the {} policy (NumPy's promotion of the \
                          operands refuses them); cast one operand explicitly",
+                        self.dtypes[refusal.by], self.dtypes[refusal.dtype], self.name
+                    ),
+                    Failure::NoJoin,
+                )),
+            };
+        }
+        if let Nary::Torch(kinds) = self.nary {
+            use crate::order::result_type_state::ResultTypeState;
+            let nodes = operands
+                .iter()
+                .map(|&o| self.index(o))
+                .collect::<Result<Vec<_>, _>>()?;
+            let materialised: Vec<Option<usize>> = self
+                .materialise
+                .iter()
+                .map(|&m| (m != UNDEFINED).then_some(m as usize))
+                .collect();
+            let rule = ResultTypeState {
+                table: self,
+                materialised: Some(&materialised),
+                kinds,
+            };
+            return match rule.result_type(&nodes) {
+                Ok(r) => self.concrete(r),
+                Err(refusal) => Err(PromotionError(
+                    format!(
+                        "no promotion for {} and {} in the {} policy (PyTorch's promotion of \
+                         the operands, category by category, refuses them); cast one operand \
+                         explicitly",
                         self.dtypes[refusal.by], self.dtypes[refusal.dtype], self.name
                     ),
                     Failure::NoJoin,

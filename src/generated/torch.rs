@@ -8,6 +8,7 @@
 
 use crate::numeric::dtype::DType;
 use crate::numeric::op;
+use crate::policy::nary::TorchKind as K;
 use crate::promote::RULE as R;
 use crate::promote::{Generated, Nary, UNDEFINED as U};
 
@@ -1059,5 +1060,55 @@ pub static POLICY: Generated = Generated {
     ],
     // the node sum accumulates each node in (U: no kernel; R: the sum_lowest rule)
     sum_acc: &[R, R, R, R, R, R, R, R, R, R, U, U, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, R, 5, R, 5, R, 5, R, U, R, U, R, U, R, U, R, U, R],
-    nary: Nary::Fold,
+    // PyTorch's n-ary promotion (at::native::result_type), with each node's kind
+    nary: Nary::Torch(&[
+        K::Bool, // bool
+        K::Other, // uint8
+        K::Other, // int8
+        K::Other, // int16
+        K::Other, // int32
+        K::Other, // int64
+        K::Floating, // float16
+        K::Floating, // bfloat16
+        K::Floating, // float32
+        K::Floating, // float64
+        K::Complex, // complex32
+        K::Complex, // bcomplex32
+        K::Complex, // complex64
+        K::Complex, // complex128
+        K::Other, // uint8@0d
+        K::Other, // int8@0d
+        K::Other, // int16@0d
+        K::Other, // int32@0d
+        K::Other, // int64@0d
+        K::Floating, // float16@0d
+        K::Floating, // bfloat16@0d
+        K::Floating, // float32@0d
+        K::Floating, // float64@0d
+        K::Complex, // complex32@0d
+        K::Complex, // bcomplex32@0d
+        K::Complex, // complex64@0d
+        K::Complex, // complex128@0d
+        K::Other, // i*
+        K::Other, // f*
+        K::Other, // c*
+        K::Bool, // bool@0d
+        K::Bool, // b*
+        K::Other, // uint16
+        K::Other, // uint16@0d
+        K::Other, // uint32
+        K::Other, // uint32@0d
+        K::Other, // uint64
+        K::Other, // uint64@0d
+        K::Floating, // float8_e4m3fn
+        K::Floating, // float8_e4m3fn@0d
+        K::Floating, // float8_e4m3fnuz
+        K::Floating, // float8_e4m3fnuz@0d
+        K::Floating, // float8_e5m2
+        K::Floating, // float8_e5m2@0d
+        K::Floating, // float8_e5m2fnuz
+        K::Floating, // float8_e5m2fnuz@0d
+        K::Floating, // float8_e8m0fnu
+        K::Floating, // float8_e8m0fnu@0d
+    ]),
 };

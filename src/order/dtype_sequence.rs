@@ -55,11 +55,21 @@ pub struct Refusal {
 pub trait Pairs {
     /// The node of `a ∨ b` as the library answers it (`None`: it raises).
     fn pair(&self, a: usize, b: usize) -> Option<usize>;
+    /// The name of node `i` (`int8@0d`, `f*`).
+    fn node_name(&self, i: usize) -> &str;
+    /// The node named `name`.
+    fn node_index(&self, name: &str) -> Option<usize>;
 }
 
 impl Pairs for Table {
     fn pair(&self, a: usize, b: usize) -> Option<usize> {
         self.get(a, b)
+    }
+    fn node_name(&self, i: usize) -> &str {
+        self.name(i)
+    }
+    fn node_index(&self, name: &str) -> Option<usize> {
+        self.index_of(name)
     }
 }
 

@@ -9,22 +9,23 @@
 //! over the whole catalogue `promoteTypes` raises for uint16–64 with another integer or bool,
 //! for a float8 with another float, for the bit and quantized types, and the fold is no longer
 //! a join of anything. The pairwise values come from the measured table (its cells returned as
-//! dtypes), the kinds from the table's declaration.
+//! dtypes), the kinds from the table's declaration: a measured table's (`check`, `result-type`)
+//! or the generated one the kernels read (`promote::Generated`, `Nary::Torch`).
 
-use crate::order::dtype_sequence::Refusal;
+use crate::order::dtype_sequence::{Pairs, Refusal};
 use crate::policy::nary::TorchKind;
 use crate::policy::table::Table;
 
-/// The rule over one measured table of nodes by category.
-pub struct ResultTypeState<'a> {
-    pub table: &'a Table,
+/// The rule over one table of nodes by category.
+pub struct ResultTypeState<'a, P: Pairs + ?Sized = Table> {
+    pub table: &'a P,
     /// The dtype node each node is returned as (`int8@0d` as `int8`, `f*` as `float32`);
     /// `None` for a table of dtypes only.
     pub materialised: Option<&'a [Option<usize>]>,
     pub kinds: &'a [TorchKind],
 }
 
-impl ResultTypeState<'_> {
+impl<P: Pairs + ?Sized> ResultTypeState<'_, P> {
     /// The dtype node `i` computes as (`None`: `i ∨ i` raised).
     fn dtype(&self, i: usize) -> Option<usize> {
         self.materialised.map_or(Some(i), |m| m[i])
@@ -36,7 +37,7 @@ impl ResultTypeState<'_> {
             (None, x) | (x, None) => Ok(x),
             (Some(a), Some(b)) => self
                 .table
-                .get(a, b)
+                .pair(a, b)
                 .and_then(|c| self.dtype(c))
                 .map(Some)
                 .ok_or(Refusal { dtype: b, by: a }),
@@ -62,8 +63,8 @@ impl ResultTypeState<'_> {
                 // toComplexType(higher): what the table gives a floating tensor and a Python
                 // complex (float16 ∨ c* is complex32); it raises for a float8.
                 (Some(TorchKind::Floating), Some(x)) => {
-                    let c = self.table.index_of("c*");
-                    c.and_then(|c| self.table.get(x, c))
+                    let c = self.table.node_index("c*");
+                    c.and_then(|c| self.table.pair(x, c))
                         .and_then(|r| self.dtype(r))
                         .map(Some)
                         .ok_or(Refusal {
@@ -88,7 +89,7 @@ impl ResultTypeState<'_> {
     pub fn result_type(&self, operands: &[usize]) -> Result<usize, Refusal> {
         let (mut dim, mut zero, mut wrapped) = (None, None, None);
         for &o in operands {
-            let name = self.table.name(o);
+            let name = self.table.node_name(o);
             let current = self.dtype(o).ok_or(Refusal { dtype: o, by: o })?;
             let state = if crate::numeric::dtype::is_weak(name) {
                 &mut wrapped

@@ -6,6 +6,7 @@
 use crate::numeric::dtype::DType;
 use crate::order::lattice::JoinTable;
 use crate::policy::kernels::Loop;
+use crate::policy::nary::NaryRule;
 use crate::policy::provenance::Provenance;
 use crate::policy::spec::Policy;
 
@@ -64,7 +65,8 @@ struct Plan {
     /// (op, each computation node's loop: refused or the rule).
     dtype_loops: Vec<(&'static str, Vec<Loop>)>,
     sum_acc: Vec<Loop>,
-    nary: Option<Vec<crate::policy::nary::NumpyClass>>,
+    /// The declared n-ary rule, over the module's nodes (`None`: a fold).
+    nary: Option<crate::policy::nary::NaryRule>,
 }
 
 /// The module of one verified policy.
@@ -306,6 +308,17 @@ pub fn extended_module(
         plan.materialise.push(m);
     }
     plan.true_divide = true_divide_of(policy, &plan.dtypes);
+    // The table's n-ary rule over the module's nodes: PyTorch's, category by category, is the
+    // lattice's join on the lattice's nodes and raises where the added dtypes do not promote.
+    plan.nary = match &observed.nary {
+        Some(NaryRule::Torch(kinds)) => Some(NaryRule::Torch(
+            table_of.iter().map(|&i| kinds[i]).collect(),
+        )),
+        Some(NaryRule::Numpy(classes)) => Some(NaryRule::Numpy(
+            table_of.iter().map(|&i| classes[i]).collect(),
+        )),
+        None => None,
+    };
     let module_node = |i: usize| node_of[i].expect("loops name the module's dtypes");
     let in_module = |i: usize| node_of[i].is_some();
     let map_loop = |l: Loop| match l {
@@ -430,10 +443,7 @@ pub fn table_module(
             .iter()
             .map(|l| l.unwrap_or(Loop::Rule))
             .collect(),
-        nary: match &observed.nary {
-            Some(crate::policy::nary::NaryRule::Numpy(c)) => Some(c.clone()),
-            _ => None,
-        },
+        nary: observed.nary.clone(),
         dtypes,
     };
     Some(write(&plan, prov, None))
@@ -481,8 +491,12 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     );
     s += "use crate::numeric::dtype::DType;\n";
     s += "use crate::numeric::op;\n";
-    if plan.nary.is_some() {
-        s += "use crate::policy::nary::{NumpyClass as C, NumpyKind as K};\n";
+    match plan.nary {
+        Some(NaryRule::Numpy(_)) => {
+            s += "use crate::policy::nary::{NumpyClass as C, NumpyKind as K};\n"
+        }
+        Some(NaryRule::Torch(_)) => s += "use crate::policy::nary::TorchKind as K;\n",
+        None => {}
     }
     let all_loops = || {
         plan.loops
@@ -620,7 +634,15 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     s += &format!("    sum_acc: &[{}],\n", acc.join(", "));
     match &plan.nary {
         None => s += "    nary: Nary::Fold,\n",
-        Some(classes) => {
+        Some(NaryRule::Torch(kinds)) => {
+            s += "    // PyTorch's n-ary promotion (at::native::result_type), with each node's kind\n";
+            s += "    nary: Nary::Torch(&[\n";
+            for (k, d) in kinds.iter().zip(&plan.dtypes) {
+                s += &format!("        K::{k:?}, // {d}\n");
+            }
+            s += "    ]),\n";
+        }
+        Some(NaryRule::Numpy(classes)) => {
             use crate::policy::nary::{NumpyClass, NumpyKind};
             let kind = |k: NumpyKind| format!("K::{k:?}");
             let c: Vec<String> = classes

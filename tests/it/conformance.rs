@@ -714,11 +714,11 @@ fn every_numpy_case_is_bit_exact_but_the_known_differences() {
 /// formats, run by the `torch` policy that observed/torch_categories.json extends (its
 /// measured pairs and the kernels torch has: `uint16 + uint16` and `float8 * 2` raise,
 /// `uint16 * uint16` and `float8 * float8` compute). Every case answers as torch does except
-/// the differences counted here by class (docs/policy-kinds.md): `clip` is promoted by a fold
-/// where torch's n-ary rule reads every operand's category; a clip bound past the result's
-/// range; torch's own float8_e8m0fnu
-/// conversion; torch's complex division; a place-dependent float16 floor_divide. (Its one
-/// complex32 case, unsupported before complex32 had kernels, answers as torch does.)
+/// the differences counted here by class (docs/policy-kinds.md): a clip bound past the
+/// result's range; torch's own float8_e8m0fnu conversion; torch's complex division; a
+/// place-dependent float16 floor_divide. (Its one complex32 case, unsupported before complex32
+/// had kernels, and its four `clip`s over zero-dim added dtypes, promoted by a fold before
+/// `clip` followed torch's n-ary rule, answer as torch does.)
 #[test]
 fn every_torch_catalogue_case_is_bit_exact_but_the_known_differences() {
     let differ = known_differences(
@@ -726,7 +726,6 @@ fn every_torch_catalogue_case_is_bit_exact_but_the_known_differences() {
         "torch_catalogue",
         2000,
         |c, case, want, got| match (c["op"].as_str().unwrap(), kind(want), kind(got)) {
-            ("clip", Some("promotion"), _) => "clip: torch's n-ary rule",
             ("clip", Some("overflow"), _) => "clip: a bound past the result's range",
             ("true_divide", None, None) => "torch's complex division",
             ("floor_divide", None, None) => "place-dependent floor_divide",
@@ -745,7 +744,6 @@ fn every_torch_catalogue_case_is_bit_exact_but_the_known_differences() {
         })
         .count();
     let want: std::collections::BTreeMap<&str, usize> = [
-        ("clip: torch's n-ary rule", 4),
         ("clip: a bound past the result's range", 1),
         ("torch's complex division", 1),
         ("place-dependent floor_divide", 1),
