@@ -114,7 +114,8 @@ def draw():
     names = [rng.choice(lib.ALL) for _ in range(3 if op == "clip" else 2)]
     if FOCUS:
         names[0] = rng.choice(FOCUS)
-        rng.shuffle(names) if op != "clip" else None
+        if op != "clip":  # clip's focused operand is the clipped one
+            rng.shuffle(names)
     form = rng.random()
     if form < 0.5:
         shape = rng.choice(SHAPES)

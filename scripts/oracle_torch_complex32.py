@@ -3,8 +3,8 @@
 CPU kernels, and writes tests/data/kernels/torch_complex32_cases.jsonl and
 torch_complex32_expected.jsonl (the runner's line format; `typejoin run --policy torch`).
 
-Every op of the runner with a complex32 or bcomplex32 operand or result (a two-element or
-twelve-element tensor, a zero-dim one, a Python number; float16/bfloat16 with a Python complex),
+Every op of the runner with a complex32 or bcomplex32 operand or result (a twelve-element
+tensor, a zero-dim one, a Python number; float16/bfloat16 with a Python complex),
 every cast to and from them, `negative`, `absolute`, `where` and `sum`: PyTorch has add, sub,
 mul, eq, ne, where, neg, abs and casts for complex32 and casts and eq for bcomplex32, and raises
 ("not implemented for 'ComplexHalf'") for the rest, which the answers record as `unsupported`.

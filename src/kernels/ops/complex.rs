@@ -354,7 +354,7 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
             if c == DType::Complex64 {
                 let (re, im) = go(sign as f32, f(a), f(b));
                 [canon32(re) as u64, canon32(im) as u64]
-            } else if c != DType::Complex128 {
+            } else if matches!(c, DType::Complex32 | DType::BComplex32) {
                 let (re, im) = go(sign as f32, f(a), f(b));
                 [half_part(c, re) as u64, half_part(c, im) as u64]
             } else {

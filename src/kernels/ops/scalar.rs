@@ -183,7 +183,7 @@ impl Conversion {
         } else {
             DType::Float32
         };
-        (self.via_float32 && a.shape.is_empty() && a.dtype != compute && a.dtype.part() != compute)
+        (self.via_float32 && a.shape.is_empty() && a.dtype != compute)
             .then(|| astype(&astype(a, float32), compute))
     }
 }
