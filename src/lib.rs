@@ -66,6 +66,7 @@ mod output;
 pub use synth::{Rng, grid};
 
 // The numeric catalogue: dtypes, formats and their codec, the op catalogue and conventions.
+pub use numeric::c10::Float8 as TorchFloat8;
 pub use numeric::dtype::{CATALOGUE as DTYPES, DType, SMALL_FLOATS, Unit, canonical, float_format};
 pub use numeric::format::{FloatFormat, IntTarget, Source, Value, cast_bits};
 pub use numeric::op;

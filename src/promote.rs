@@ -282,6 +282,15 @@ impl Generated {
             };
             return match rule.result_type(&nodes) {
                 Ok(r) => self.concrete(r),
+                Err(refusal) if refusal.no_complex => Err(PromotionError(
+                    format!(
+                        "a complex operand makes the result complex, and {} has no complex dtype \
+                         in the {} policy's library (it raises \"Unknown Complex ScalarType\"); \
+                         cast it to a float dtype with one first",
+                        self.dtypes[refusal.by], self.name
+                    ),
+                    Failure::Refused,
+                )),
                 Err(refusal) => Err(PromotionError(
                     format!(
                         "no promotion for {} and {} in the {} policy (PyTorch's promotion of \

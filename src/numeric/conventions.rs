@@ -168,7 +168,9 @@ conventions! {
         Result = "result" ("NumPy, JAX"),
         /// Rounded to float32 from its own value, the op computed in float32 and rounded to the
         /// result dtype, when the scalar is the second operand (PyTorch's CPU kernels read it as
-        /// `opmath_t`; `add` and `subtract` round it to the result dtype first).
+        /// `opmath_t`; `add` and `subtract` round it to the result dtype first). The path has
+        /// only float16 and bfloat16: a float8 `multiply` by a one-element second array raises
+        /// (`unsupported`).
         Float32 = "float32" ("PyTorch's opmath scalars"),
         /// Rounded to the result dtype through float32 (twice: TensorFlow converts a Python number
         /// to a float32 tensor, then casts it), then the op as on any operand.
@@ -288,6 +290,20 @@ conventions! {
         /// overflow", from any value greater than the largest finite float32, even one that would
         /// round down to it); a float16 or bfloat16 result still rounds it (to ±inf), as PyTorch's.
         Checked = "checked" ("PyTorch's where: an `overflow` error into float32/complex64"),
+    }
+
+    /// How a value becomes a float8 (a cast, an op's float32 result, a Python number, a
+    /// `where` operand).
+    float8_conversion: Float8Conversion {
+        /// Rounded once, to nearest even, from the exact value: past the range NaN in the
+        /// `fn`/`fnuz` formats and ±inf in float8_e5m2; a negative value or zero is NaN in
+        /// float8_e8m0fnu (ml_dtypes, NumPy, JAX).
+        Nearest = "nearest" ("ml_dtypes: rounded once, NaN past the range"),
+        /// Through float32 (a float64 or an integer rounded to float32 first), then PyTorch's
+        /// `c10` conversions (`numeric::c10`): float8_e4m3fn saturates at ±448 (±inf too),
+        /// float8_e8m0fnu rounds the float32 exponent by its guard bits and ignores the sign
+        /// (−3 is 4, 0 is 2⁻¹²⁷).
+        C10 = "c10" ("PyTorch: through float32; e4m3fn saturates, e8m0fnu rounds the exponent"),
     }
 
     /// Whether `clip` takes one bound as a Python number and the other as an array.

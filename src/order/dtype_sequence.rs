@@ -48,6 +48,21 @@ impl Arg {
 pub struct Refusal {
     pub dtype: usize,
     pub by: usize,
+    /// PyTorch's `toComplexType(by)` raised rather than a promotion: a complex zero-dim or
+    /// Python operand makes the result complex, and `by` (a float8) has no complex dtype
+    /// ("Unknown Complex ScalarType"). Never set by NumPy's rule.
+    pub no_complex: bool,
+}
+
+impl Refusal {
+    /// `dtype` could not be promoted by `by`.
+    pub fn new(dtype: usize, by: usize) -> Refusal {
+        Refusal {
+            dtype,
+            by,
+            no_complex: false,
+        }
+    }
 }
 
 /// The pairwise values the rule reads: a measured table, or the generated table the kernels
@@ -150,7 +165,7 @@ impl<P: Pairs + ?Sized> DTypeSequence<'_, P> {
         }
         self.slot(a, b)
             .or_else(|| self.slot(b, a))
-            .ok_or(Refusal { dtype: b, by: a })
+            .ok_or(Refusal::new(b, a))
     }
 
     /// `reduce_dtypes_to_most_knowledgeable`: pairs the operands outside in, moves the one
@@ -191,13 +206,13 @@ impl<P: Pairs + ?Sized> DTypeSequence<'_, P> {
         let values = args.iter().filter(|a| matches!(a, Arg::Value(_)));
         let mut d: Vec<Option<usize>> = dtypes.chain(values).map(|a| Some(node(a))).collect();
         let r = match d.len() {
-            0 => return Err(Refusal { dtype: 0, by: 0 }),
+            0 => return Err(Refusal::new(0, 0)),
             1 => d[0].expect("one operand"),
             _ => self.sequence(&mut d)?,
         };
         // An abstract result (only Python scalars) is its default dtype, as is any node:
         // `r ∨ r` measured.
-        self.table.pair(r, r).ok_or(Refusal { dtype: r, by: r })
+        self.table.pair(r, r).ok_or(Refusal::new(r, r))
     }
 
     /// `PyArray_PromoteDTypeSequence` over at least two operands.
@@ -210,7 +225,7 @@ impl<P: Pairs + ?Sized> DTypeSequence<'_, P> {
         };
         for &x in &d[start..] {
             let Some(x) = x else { continue };
-            let p = self.slot(main, x).ok_or(Refusal { dtype: x, by: main })?;
+            let p = self.slot(main, x).ok_or(Refusal::new(x, main))?;
             result = Some(match result {
                 None => p,
                 Some(r) => self.common(r, p)?,

@@ -40,7 +40,7 @@ impl<P: Pairs + ?Sized> ResultTypeState<'_, P> {
                 .pair(a, b)
                 .and_then(|c| self.dtype(c))
                 .map(Some)
-                .ok_or(Refusal { dtype: b, by: a }),
+                .ok_or(Refusal::new(b, a)),
         }
     }
 
@@ -70,6 +70,7 @@ impl<P: Pairs + ?Sized> ResultTypeState<'_, P> {
                         .ok_or(Refusal {
                             dtype: lower.unwrap_or(x),
                             by: x,
+                            no_complex: true,
                         })
                 }
                 _ => Ok(lower),
@@ -90,7 +91,7 @@ impl<P: Pairs + ?Sized> ResultTypeState<'_, P> {
         let (mut dim, mut zero, mut wrapped) = (None, None, None);
         for &o in operands {
             let name = self.table.node_name(o);
-            let current = self.dtype(o).ok_or(Refusal { dtype: o, by: o })?;
+            let current = self.dtype(o).ok_or(Refusal::new(o, o))?;
             let state = if crate::numeric::dtype::is_weak(name) {
                 &mut wrapped
             } else if name.contains('@') {
@@ -101,6 +102,6 @@ impl<P: Pairs + ?Sized> ResultTypeState<'_, P> {
             *state = self.promote(*state, Some(current))?;
         }
         let lower = self.combine(zero, wrapped)?;
-        self.combine(dim, lower)?.ok_or(Refusal { dtype: 0, by: 0 })
+        self.combine(dim, lower)?.ok_or(Refusal::new(0, 0))
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use typejoin::{SMALL_FLOATS, cast_bits, float_format};
+use typejoin::{SMALL_FLOATS, TorchFloat8, cast_bits, float_format};
 
 use crate::root;
 
@@ -269,4 +269,64 @@ fn float_to_int_saturates_and_nan_is_zero() {
         0x0f
     );
     assert_eq!(IntTarget::named("bool").unwrap().convert(&i16s, 256), 1);
+}
+
+fn torch_float8_digests() -> Value {
+    let path = root().join("tests/data/kernels/torch_float8_digests.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `numeric::c10`'s conversions of the float32 patterns yielded by `bits`, hashed.
+fn c10_digest(f: TorchFloat8, bits: impl Iterator<Item = u32>) -> String {
+    let mut sha = Sha256::new();
+    let mut buf = Vec::with_capacity(1 << 16);
+    for x in bits {
+        buf.push(f.from_f32_bits(x));
+        if buf.len() == buf.capacity() {
+            sha.update(&buf);
+            buf.clear();
+        }
+    }
+    sha.update(&buf);
+    format!("{:x}", sha.finalize())
+}
+
+/// PyTorch's float32 → float8 conversions (`c10::Float8_*(float)`), hash-equal to torch 2.15 on
+/// every sign, exponent and float8 mantissa with the bits below cleared, just set and full
+/// (scripts/oracle_torch_float8.py: 393,216 patterns per format).
+#[test]
+fn torch_float8_conversions_hash_equal_torch() {
+    let data = torch_float8_digests();
+    let lows: Vec<u32> = data["lows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect();
+    assert_eq!(lows.len(), 6);
+    for f in TorchFloat8::ALL {
+        let sweep = (0..1u32 << 16).flat_map(|h| lows.iter().map(move |&l| (h << 16) | l));
+        assert_eq!(
+            c10_digest(f, sweep),
+            data["sweep"][f.name()].as_str().unwrap(),
+            "{}",
+            f.name()
+        );
+    }
+}
+
+/// The same on all 2³² float32 patterns (`--exhaustive`): a minute in release, so run on
+/// demand: `cargo test --release -- --ignored every_float32_converts`.
+#[test]
+#[ignore = "2^32 conversions per format: cargo test --release -- --ignored"]
+fn every_float32_converts_into_torch_float8_as_torch() {
+    let data = torch_float8_digests();
+    for f in TorchFloat8::ALL {
+        assert_eq!(
+            c10_digest(f, 0..=u32::MAX),
+            data["every_float32"][f.name()].as_str().unwrap(),
+            "{}",
+            f.name()
+        );
+    }
 }

@@ -43,8 +43,8 @@ const EXTENSIONS: &[(&str, &str)] = &[
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
         ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
-        FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
-        WhereScalars, ZeroSign, ZeroTies,
+        Float8Conversion, FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray,
+        ScalarPrecision, Semantics, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -62,6 +62,7 @@ fn kernel_conventions_are_generated() {
             scalar_over_array: ScalarOverArray::ReciprocalTimes,
             clip_composition: ClipComposition::Joined,
             where_scalars: WhereScalars::Checked,
+            float8_conversion: Float8Conversion::C10,
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
             zero_ties: ZeroTies::Vectors,
         }

@@ -105,10 +105,7 @@ fn numpy_rule_orders_dtype_arguments_first_and_refuses_as_numpy_does() {
     // and bfloat16 do not have a common DType".
     assert_eq!(
         rt(&dtypes(&["b*", "bfloat16", "i*"])),
-        Err(Refusal {
-            dtype: n("bfloat16"),
-            by: n("int64")
-        })
+        Err(Refusal::new(n("bfloat16"), n("int64")))
     );
     // A dtype argument goes before the values, an array keeps its place:
     // np.result_type(np.dtype(uint1), 0, np.dtype(bool)) is int64,
@@ -246,10 +243,7 @@ fn torch_rule_folds_each_category_then_combines() {
     // Two dimensioned operands promote first: uint16 ∨ uint8 raises whatever follows.
     assert_eq!(
         rt(&["uint16", "uint8", "float32"]),
-        Err(Refusal {
-            dtype: n("uint8"),
-            by: n("uint16")
-        })
+        Err(Refusal::new(n("uint8"), n("uint16")))
     );
     // The same dtypes with uint8 zero-dim: the categories never promote it with uint16.
     assert_eq!(rt(&["uint16", "uint8@0d", "float32"]), Ok(n("float32")));

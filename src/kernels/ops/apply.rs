@@ -2,7 +2,7 @@
 //! from its name, then run on its arguments, into storage the caller may provide.
 
 use super::accept::canonical_arg;
-use super::astype::astype_into;
+use super::astype::{astype_into, c10_into};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::nary::{clip_within, select_within};
 use super::plan::plan;
@@ -12,6 +12,7 @@ use super::unary::unary;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
+use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::OpId;
 use crate::promote::Generated;
 
@@ -125,7 +126,11 @@ pub fn apply_with(
         );
         let a = array_arg(args, 0, name)?;
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
-        astype_into(a, &mut out)?;
+        if policy.semantics.float8_conversion == Float8Conversion::C10 {
+            c10_into(a, &mut out)?;
+        } else {
+            astype_into(a, &mut out)?;
+        }
         return Ok(out);
     }
     let r = if let Some(u) = UnaryOp::of_id(op) {

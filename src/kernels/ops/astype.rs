@@ -3,13 +3,14 @@
 
 use super::complex::complex_at;
 use super::fused::{kernel8, zip_chunks};
-use super::lanes::{convert_bits, raw};
+use super::lanes::{F32_NAN, canonical_nan_codes, convert_bits, raw};
 use super::vocab::{ErrorKind, OpError, err};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::kernels::cast::Caster;
 use crate::kernels::stream::Isa;
 use crate::kernels::stream::Store;
+use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::Value;
 use std::collections::HashMap;
@@ -331,6 +332,58 @@ pub fn astype(a: &Array, to: DType) -> Array {
     }
     let mut out = Array::zeroed(to, a.shape.clone());
     astype_into(a, &mut out).expect("same shape");
+    out
+}
+
+/// `a.astype(out.dtype)` as PyTorch converts to and from its float8 dtypes
+/// (`Float8Conversion::C10`):
+/// - into a float8, through float32 (`astype`: a float64 or an integer rounded to nearest
+///   even, a complex number's real part), then `numeric::c10`; the same dtype is copied;
+/// - out of a float8, its value in float32 (exact), a NaN the positive quiet one (c10 reads
+///   the fnuz formats' NaN, `0x80`, as a positive NaN; ml_dtypes as a negative one), then
+///   `astype`;
+/// - anything else by `astype`.
+///
+/// A NaN result is the format's positive quiet NaN, as every kernel writes it.
+pub(super) fn c10_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
+    if a.dtype == out.dtype {
+        out.data.assign(a.data.clone());
+        return Ok(());
+    }
+    let Some(f8) = Float8::of(out.dtype) else {
+        if Float8::of(a.dtype).is_none() {
+            return astype_into(a, out);
+        }
+        let mut wide = astype(a, DType::Float32);
+        let Data::U32(v) = &mut wide.data else {
+            unreachable!("float32 storage")
+        };
+        for x in v.iter_mut() {
+            if f32::from_bits(*x).is_nan() {
+                *x = F32_NAN;
+            }
+        }
+        return astype_into(&wide, out);
+    };
+    let f = if a.dtype == DType::Float32 {
+        std::borrow::Cow::Borrowed(a)
+    } else {
+        std::borrow::Cow::Owned(astype(a, DType::Float32))
+    };
+    let canonical = canonical_nan_codes(&out.dtype.float_format().expect("float8"));
+    let (Data::U32(i), Data::U8(o)) = (&f.data, &mut out.data) else {
+        unreachable!("float32 into float8 storage")
+    };
+    for (o, &x) in o.iter_mut().zip(i.iter()) {
+        *o = canonical[f8.from_f32_bits(x) as usize];
+    }
+    Ok(())
+}
+
+/// [`c10_into`] into a new array.
+pub(super) fn c10_astype(a: &Array, to: DType) -> Array {
+    let mut out = Array::zeroed(to, a.shape.clone());
+    c10_into(a, &mut out).expect("same shape");
     out
 }
 

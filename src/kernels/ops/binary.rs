@@ -3,7 +3,7 @@
 //! sign, float floor division as the floor of the quotient, PyTorch's `s / t` rewritten.
 
 use super::accept::{accepts_operands, canonical_arg};
-use super::astype::astype;
+use super::astype::{astype, c10_into};
 use super::complex::complex_alpha;
 use super::dispatch::{run_binary, run_opmath};
 use super::input::Input;
@@ -13,8 +13,10 @@ use super::shape::{check_out, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
+use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::ComplexAdd;
+use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::FloatFloorDivide;
 use crate::numeric::op::ScalarOverArray;
 use crate::numeric::op::ScalarPrecision;
@@ -111,6 +113,17 @@ pub(super) fn compute_binary(
             return compare_exactly(op, Exact::Array(p), Exact::Int(*s), out);
         }
         _ => {}
+    }
+    // PyTorch computes a float8 result in float32 (its operands, already float8, widen
+    // exactly) and converts it by c10 (`Float8Conversion::C10`).
+    if policy.semantics.float8_conversion == Float8Conversion::C10
+        && out.dtype == compute
+        && Float8::of(compute).is_some()
+    {
+        let mut wide = Array::zeroed(DType::Float32, out.shape.clone());
+        compute_binary(policy, op, DType::Float32, (a, x), (b, y), &mut wide);
+        c10_into(&wide, out).expect("same shape");
+        return;
     }
     // The float dtypes every library computes in (the conventions below are theirs).
     let common_float = matches!(

@@ -29,7 +29,7 @@ fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result
     let conv = Conversion::of(policy, compute);
     match a {
         Arg::Array(arr) => Ok(conv
-            .zero_dim(arr, compute)
+            .array(arr, compute)
             .unwrap_or_else(|| astype(arr, compute))),
         Arg::Scalar(s) => {
             if let (Scalar::Int(v), PythonInt::Wrap) = (s, policy.semantics.python_int) {

@@ -9,8 +9,9 @@ use super::lanes::{int_lane, int_loader, load_into};
 use super::scalar::{Conversion, int_range, python_ints_fit};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
+use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
-use crate::numeric::op::{DivisionByZero, IntComparison};
+use crate::numeric::op::{DivisionByZero, IntComparison, ScalarPrecision};
 use crate::promote::Generated;
 
 pub(super) fn prepare<'a>(
@@ -20,7 +21,7 @@ pub(super) fn prepare<'a>(
     conv: Conversion,
 ) -> Result<Input<'a>, OpError> {
     let array = match arg {
-        Arg::Array(a) => match conv.zero_dim(a, compute) {
+        Arg::Array(a) => match conv.array(a, compute) {
             Some(r) => std::borrow::Cow::Owned(r),
             None => std::borrow::Cow::Borrowed(a),
         },
@@ -65,6 +66,25 @@ pub(super) fn plan<'a>(
     }
     .map_err(promotion)?;
     accepts(policy, op.id(), compute)?;
+    // PyTorch multiplies by a second operand of one element in its CPU scalar path
+    // (`ScalarPrecision::Float32`), which computes only float16 and bfloat16 of the reduced
+    // floats: a float8 raises ("mul_cpu_reduced_float" not implemented).
+    if op == Op::Multiply
+        && policy.semantics.reduced_float_scalars == ScalarPrecision::Float32
+        && Float8::of(compute).is_some()
+        && matches!(b, Arg::Array(y) if y.len() == 1)
+    {
+        return err(
+            ErrorKind::Unsupported,
+            format!(
+                "multiply by a one-element {} array takes the {} policy's library's scalar \
+                 path, which has no {} kernel; multiply arrays of the result's shape or in float32",
+                compute.name(),
+                policy.name,
+                compute.name()
+            ),
+        );
+    }
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
     // Where an op rule or a measured loop computes elsewhere than the join, a Python int

@@ -1,12 +1,15 @@
 //! Weak scalars: a Python int checked against the policy's library, a Python number
 //! materialised as a one-element array of the computation dtype, and how scalar operands reach
-//! that dtype (`Conversion`: through float32, through the integer join).
+//! that dtype (`Conversion`: through float32, through the integer join, into a float8 as
+//! PyTorch converts).
 
-use super::astype::astype;
+use super::astype::{astype, c10_astype};
 use super::vocab::{Arg, ErrorKind, OpError, Scalar, err};
 use crate::kernels::array::Array;
+use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::Value;
+use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::PythonInt;
 use crate::numeric::op::ScalarPrecision;
 use crate::promote::Generated;
@@ -136,6 +139,9 @@ pub(super) struct Conversion {
     /// Under `PythonInt::Cast`, the integer join a Python int is cast to before it reaches a
     /// computation dtype the op rule chose (TensorFlow: `uint8 / -129` divides by 127.0).
     int_join: Option<DType>,
+    /// The policy converts to and from PyTorch's float8 dtypes as PyTorch does
+    /// (`Float8Conversion::C10`, `astype::c10_into`).
+    c10: bool,
 }
 
 impl Conversion {
@@ -145,6 +151,7 @@ impl Conversion {
             via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
                 && matches!(compute.part(), DType::FLOAT16 | DType::BFLOAT16),
             int_join: None,
+            c10: policy.semantics.float8_conversion == Float8Conversion::C10,
         }
     }
 
@@ -164,6 +171,12 @@ impl Conversion {
         if let (Scalar::Int(_), Some(join)) = (s, self.int_join) {
             return Ok(astype(&materialise(s, join, self.python_int)?, compute));
         }
+        if self.c10 && Float8::of(compute).is_some() {
+            return Ok(c10_astype(
+                &materialise(s, DType::Float32, self.python_int)?,
+                compute,
+            ));
+        }
         let s = match s {
             Scalar::Float(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
             Scalar::Int(v) if self.via_float32 => Scalar::Float(v as f32 as f64),
@@ -175,9 +188,15 @@ impl Conversion {
         materialise(s, compute, self.python_int)
     }
 
-    /// A zero-dim array operand, rounded through float32 where it must be (else as it is:
-    /// the loaders convert it once).
-    pub(super) fn zero_dim(self, a: &Array, compute: DType) -> Option<Array> {
+    /// An array operand converted to `compute` where the policy's library converts it
+    /// otherwise than once to nearest (else `None`: the loaders convert it once): into a
+    /// float8 or out of one as PyTorch converts under `Float8Conversion::C10`, a zero-dim
+    /// array through float32 under `via_float32`.
+    pub(super) fn array(self, a: &Array, compute: DType) -> Option<Array> {
+        let float8 = |d| Float8::of(d).is_some();
+        if self.c10 && a.dtype != compute && (float8(a.dtype) || float8(compute)) {
+            return Some(c10_astype(a, compute));
+        }
         let float32 = if a.dtype.is_complex() {
             DType::Complex64
         } else {
