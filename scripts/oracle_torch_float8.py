@@ -11,7 +11,8 @@ writes
   line format; `typejoin run --policy torch`): every op of the runner with a float8 operand
   or result (a twelve-element tensor, a zero-dim one, a Python number), every cast to and
   from the float8 dtypes, `negative`, `absolute`, `where` and `clip`, and `multiply` by a
-  second operand of one element (torch's CPU scalar path, which has no float8 kernel). PyTorch
+  second operand of one element (torch's CPU scalar path, which has no float8 kernel), and
+  `clamp` of every dtype with Python complex bounds (a float tensor keeps its dtype). PyTorch
   has mul, eq, ne, abs (not e8m0fnu), where and casts for them and raises for the rest
   (`unsupported`).
 
@@ -146,6 +147,14 @@ def cases():
                 a = o.tensor(x, [rng.choice(NEAR) for _ in range(math.prod(sa))], sa)
                 b = o.tensor(y, o.pick(y, math.prod(sb)), sb)
                 o.emit("multiply", [a, b], lambda: torch.mul(a, b))
+    # clamp with Python complex bounds: a float tensor keeps its dtype and converts them checked
+    bounds = [complex(1.5, 0), complex(1, 2), complex(math.nan, 0), complex(0, math.nan),
+              complex(-2.5, -0.0), 3, 2.5]
+    for x in o.ALL:
+        for _ in range(4):
+            lo, hi = rng.choice(bounds), rng.choice(bounds)
+            a = near(x)
+            o.emit("clip", [a, lo, hi], lambda: torch.clamp(a, lo, hi))
 
 
 def main():

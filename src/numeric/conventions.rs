@@ -243,7 +243,10 @@ conventions! {
         /// the conversion: "value cannot be converted to type c10::Half without overflow" for
         /// 65505.0); a Python-int lower bound above an integer result's range, or upper bound
         /// below it, is an `overflow` error too, and one beyond the other end bounds nothing
-        /// (`clamp(uint8, -1, 3)` computes); zero-dim array bounds are not checked.
+        /// (`clamp(uint8, -1, 3)` computes); zero-dim array bounds are not checked. With two
+        /// Python-number bounds a float array keeps its dtype: a Python complex bound is an
+        /// `overflow` error unless its imaginary part is zero, and a NaN bound fills the result
+        /// with NaN before any kernel runs.
         Checked = "checked" ("PyTorch's clamp: an `overflow` error"),
     }
 

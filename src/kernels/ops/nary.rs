@@ -145,6 +145,34 @@ pub(super) fn clip_within(
             max_elements,
         )?);
     }
+    // PyTorch's `clamp(Tensor, Scalar?, Scalar?)` promotes only an integer or bool tensor with
+    // its Python-number bounds: a float tensor keeps its dtype, and a Python complex bound is
+    // converted to a real number, checked ("value cannot be converted to type double without
+    // overflow" where its imaginary part is not zero; its real part otherwise).
+    let real_bounds;
+    let (lo, hi) = if policy.semantics.clip_bounds == ClipBounds::Checked
+        && matches!(x, Arg::Array(a) if a.dtype.is_float() && !a.dtype.is_complex())
+        && matches!((lo, hi), (Arg::Scalar(_), Arg::Scalar(_)))
+    {
+        let real = |b: &Arg| match b {
+            Arg::Scalar(Scalar::Complex(re, im)) if *im != 0.0 => err(
+                ErrorKind::Overflow,
+                format!(
+                    "clamp converts a Python complex bound to a real number beside a float \
+                     array in the {} policy's library, which raises for {} (a nonzero \
+                     imaginary part); pass a real bound",
+                    policy.name,
+                    shown(Scalar::Complex(*re, *im))
+                ),
+            ),
+            Arg::Scalar(Scalar::Complex(re, _)) => Ok(Arg::Scalar(Scalar::Float(*re))),
+            b => Ok(b.clone()),
+        };
+        real_bounds = (real(lo)?, real(hi)?);
+        (&real_bounds.0, &real_bounds.1)
+    } else {
+        (lo, hi)
+    };
     // A complex array computes in a complex dtype whatever its bounds: a library that
     // declares clip's kinds (`[ops.clip] kinds`, PyTorch's) refuses it before it promotes
     // (`torch.clamp(complex128, False, uint32)` is "not supported for complex", not a
@@ -158,8 +186,26 @@ pub(super) fn clip_within(
     let compute = policy
         .nary_type(&[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
-    accepts(policy, OpId::CLIP, compute)?;
     let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
+    // PyTorch's `clamp` with two Python-number bounds, one of them NaN, fills the result with
+    // NaN before any kernel or bound check (`clamp(float8_e4m3fn, nan, 2.5)` is all NaN,
+    // although torch has no float8 clamp).
+    let nan = |b: &Arg| matches!(b, Arg::Scalar(Scalar::Float(v)) if v.is_nan());
+    if strict
+        && matches!((lo, hi), (Arg::Scalar(_), Arg::Scalar(_)))
+        && (nan(lo) || nan(hi))
+        && compute.is_float()
+        && !compute.is_complex()
+    {
+        let fill = in_dtype(
+            policy,
+            &Arg::Scalar(Scalar::Float(f64::NAN)),
+            compute,
+            strict,
+        )?;
+        return Ok(expand(&fill, x.shape()));
+    }
+    accepts(policy, OpId::CLIP, compute)?;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
     let (lo, hi) = if strict {
         saturated_int_bounds(lo, hi, compute)?
