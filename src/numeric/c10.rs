@@ -80,6 +80,14 @@ fn add_bits(f: u32, magic: u32) -> u32 {
     (f32::from_bits(f) + f32::from_bits(magic)).to_bits()
 }
 
+/// The normal-range step the four conversions share: the float32 magnitude `f` rebiased to
+/// `bias`, rounded to nearest even by adding half an ulp less one (and the odd bit), with the
+/// `drop` low mantissa bits dropped; truncated to 8 bits as c10's `static_cast<uint8_t>`.
+fn round_normal(f: u32, bias: u32, drop: u32) -> u8 {
+    let odd = (f >> drop) & 1;
+    ((f.wrapping_add((bias.wrapping_sub(127) << 23) + (1 << (drop - 1)) - 1) + odd) >> drop) as u8
+}
+
 /// `fp8e4m3fn_from_fp32_value`.
 fn e4m3fn(x: u32) -> u8 {
     const MAX: u32 = 1087 << 20; // 480.0, the first value past the range
@@ -91,10 +99,11 @@ fn e4m3fn(x: u32) -> u8 {
     } else if f < 121 << 23 {
         add_bits(f, DENORM).wrapping_sub(DENORM) as u8
     } else {
-        let odd = (f >> 20) & 1;
-        let r = (f.wrapping_add(((7u32.wrapping_sub(127)) << 23) + 0x7ffff) + odd) >> 20;
         // A carry into the NaN pattern saturates.
-        if r as u8 == 0x7f { 0x7e } else { r as u8 }
+        match round_normal(f, 7, 20) {
+            0x7f => 0x7e,
+            r => r,
+        }
     };
     r | (sign >> 24) as u8
 }
@@ -110,8 +119,7 @@ fn e5m2(x: u32) -> u8 {
     } else if f < 113 << 23 {
         add_bits(f, DENORM).wrapping_sub(DENORM) as u8
     } else {
-        let odd = (f >> 21) & 1;
-        ((f.wrapping_add((15u32.wrapping_sub(127) << 23) + 0xfffff) + odd) >> 21) as u8
+        round_normal(f, 15, 21)
     };
     r | (sign >> 24) as u8
 }
@@ -132,9 +140,7 @@ fn fnuz(x: u32, max: u32, denorm: u32, normal: u32, bias: u32, drop: u32) -> u8 
         }
         r
     } else {
-        let odd = (f >> drop) & 1;
-        ((f.wrapping_add((bias.wrapping_sub(127) << 23) + (1 << (drop - 1)) - 1) + odd) >> drop)
-            as u8
+        round_normal(f, bias, drop)
     };
     r | (sign >> 24) as u8
 }

@@ -506,22 +506,14 @@ fn every_torch_case_is_bit_exact() {
 fn every_torch_complex32_case_is_bit_exact() {
     let differ = known_differences("torch", "torch_complex32", 3778, |_, _, _, _| "any");
     assert_eq!(differ, Default::default());
-    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
-    for line in lines("tests/data/kernels/torch_complex32_expected.jsonl") {
-        let v: Value = serde_json::from_str(&line).unwrap();
-        *kinds
-            .entry(kind(&v).unwrap_or("computed").to_string())
-            .or_default() += 1;
-    }
-    let kinds: Vec<(&str, usize)> = kinds.iter().map(|(k, &n)| (k.as_str(), n)).collect();
-    assert_eq!(
-        kinds,
-        [
+    assert_answer_kinds(
+        "torch_complex32",
+        &[
             ("computed", 892),
             ("overflow", 29),
             ("promotion", 464),
-            ("unsupported", 2393)
-        ]
+            ("unsupported", 2393),
+        ],
     );
 }
 
@@ -539,22 +531,14 @@ fn every_torch_complex32_case_is_bit_exact() {
 fn every_torch_float8_case_is_bit_exact() {
     let differ = known_differences("torch", "torch_float8", 10238, |_, _, _, _| "any");
     assert_eq!(differ, Default::default());
-    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
-    for line in lines("tests/data/kernels/torch_float8_expected.jsonl") {
-        let v: Value = serde_json::from_str(&line).unwrap();
-        *kinds
-            .entry(kind(&v).unwrap_or("computed").to_string())
-            .or_default() += 1;
-    }
-    let kinds: Vec<(&str, usize)> = kinds.iter().map(|(k, &n)| (k.as_str(), n)).collect();
-    assert_eq!(
-        kinds,
-        [
+    assert_answer_kinds(
+        "torch_float8",
+        &[
             ("computed", 1205),
             ("overflow", 81),
             ("promotion", 3810),
-            ("unsupported", 5142)
-        ]
+            ("unsupported", 5142),
+        ],
     );
     // The same policy converting as ml_dtypes does (`float8_conversion = "nearest"`): the
     // cases where the convention decides, by the dtype that differs.
@@ -802,6 +786,20 @@ fn every_torch_catalogue_case_is_bit_exact_but_the_known_differences() {
     .collect();
     assert_eq!(differ, want);
     assert_eq!(catalogue, 1198, "cases that reach the catalogue");
+}
+
+/// `STEM_expected.jsonl`'s answers counted by error kind (`computed`: a result) equal `want`,
+/// in the kinds' order.
+fn assert_answer_kinds(stem: &str, want: &[(&str, usize)]) {
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for line in lines(&format!("tests/data/kernels/{stem}_expected.jsonl")) {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        *kinds
+            .entry(kind(&v).unwrap_or("computed").to_string())
+            .or_default() += 1;
+    }
+    let kinds: Vec<(&str, usize)> = kinds.iter().map(|(k, &n)| (k.as_str(), n)).collect();
+    assert_eq!(kinds, want, "{stem}");
 }
 
 /// An answer's error kind, if it is one.
