@@ -45,6 +45,8 @@ parser.add_argument("--cases", type=int, default=2000)
 parser.add_argument("--bin", default="target/release/typejoin")
 parser.add_argument("--record", default=None)
 parser.add_argument("--show", type=int, default=40, help="classes printed")
+parser.add_argument("--dump", default=None,
+                    help="write every differing case, whole, with both answers (JSON lines)")
 parser.add_argument("--catalogue", action="store_true",
                     help="torch: draw its catalogue beyond the lattice too (uint16-64, float8)")
 parser.add_argument("--focus", default=None,
@@ -252,6 +254,7 @@ def main():
     out = subprocess.run([args.bin, "run", "--policy", policy, "-"], input=lines,
                          capture_output=True, text=True, check=False).stdout.splitlines()
     classes = {}
+    dump = open(args.dump, "w") if args.dump else None
     for case, want, got, (op, xs) in zip(cases, expected, out, calls):
         got = json.loads(got)
         if "kind" in want or "kind" in got:
@@ -268,6 +271,9 @@ def main():
         else:
             continue
         key = (op, what.strip(), signature(xs), want.get("dtype", ""))
+        if dump:
+            dump.write(json.dumps({"class": list(key), "index": index, "case": case,
+                                   "library": want, "typejoin": got}) + "\n")
         size = len(json.dumps(case))
         best = classes.get(key)
         if best is None:

@@ -309,6 +309,25 @@ conventions! {
         C10 = "c10" ("PyTorch: through float32; e4m3fn saturates, e8m0fnu rounds the exponent"),
     }
 
+    /// What float arithmetic does with subnormal numbers.
+    subnormals: Subnormals {
+        /// IEEE gradual underflow: subnormal operands and results are values like any other
+        /// (NumPy, ml_dtypes, PyTorch).
+        Keep = "keep" ("NumPy, PyTorch: IEEE gradual underflow"),
+        /// As x86 CPUs with the DAZ and FTZ bits set compute, which XLA's and TensorFlow's CPU
+        /// kernels set: an operand element or part of bfloat16, float32, float64, complex64 or
+        /// complex128 that is subnormal (a float32 one after the small floats' widening to
+        /// float32: float16's subnormals are normal there) reads as a zero of its sign, and a
+        /// result that is tiny (below the smallest normal once rounded to its precision) is
+        /// written as one, in arithmetic, comparisons, `clip`, `sum` and converting casts
+        /// (`float32 → float64`, `float64 → float32`, to bool; not `float32 → bfloat16`,
+        /// `bfloat16 → float32`, a move into a complex part, `negative`, `absolute` or `where`'s
+        /// choice); float16 keeps its subnormals (computed in float32); a float `remainder` whose
+        /// `fmod` is subnormal is that `fmod` (the software `fmod` reads every operand, the sign
+        /// test after it reads the subnormal as zero).
+        Flush = "flush" ("JAX (XLA on CPU), TensorFlow: subnormals read and written as zero"),
+    }
+
     /// Whether `clip` takes one bound as a Python number and the other as an array.
     clip_mixed_bounds: ClipMixedBounds {
         /// Any mix (NumPy, JAX, TensorFlow).

@@ -38,13 +38,13 @@ const EXTENSIONS: &[(&str, &str)] = &[
 ];
 
 /// A policy's `[kernels]` conventions and `[ops.X] kinds` reach its generated table: PyTorch's
-/// for `torch`, NumPy 2's (the default) for `jax`.
+/// for `torch`, NumPy 2's (the default) for `jax`, TensorFlow's flushed subnormals.
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
         ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
         Float8Conversion, FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray,
-        ScalarPrecision, Semantics, WhereScalars, ZeroSign, ZeroTies,
+        ScalarPrecision, Semantics, Subnormals, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -64,6 +64,7 @@ fn kernel_conventions_are_generated() {
             where_scalars: WhereScalars::Checked,
             float8_conversion: Float8Conversion::C10,
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
+            subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
         }
     );
@@ -89,6 +90,10 @@ fn kernel_conventions_are_generated() {
     assert_eq!(torch.operand_kinds(OpId::of("add")), None);
     let jax = typejoin::policy("jax").unwrap();
     assert_eq!(jax.semantics, Semantics::default());
+    assert_eq!(
+        typejoin::policy("tensorflow").unwrap().semantics.subnormals,
+        Subnormals::Flush
+    );
     assert_eq!(jax.operand_kinds(OpId::of("subtract")), None);
     assert_eq!(
         jax.kinds(OpId::of("maximum")).describe(),

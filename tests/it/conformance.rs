@@ -706,6 +706,69 @@ fn every_library_settles_a_tie_of_zeros_as_measured() {
     }
 }
 
+/// Subnormal numbers as JAX 0.10.2 (XLA on the CPU) and TensorFlow 2.21 treat them, measured
+/// live by scripts/oracle_subnormals.py (random arrays drawn mostly from each float dtype's
+/// subnormals and the values next to its smallest normal; arithmetic, comparisons, `maximum`,
+/// `minimum`, `astype`, `where`, `clip`): both run with the CPU's DAZ and FTZ bits set, the
+/// `[kernels] subnormals = "flush"` convention. TensorFlow's policy declares it; the jax
+/// policies keep the IEEE-value contract, so JAX's cases run under the jax policy's table with
+/// JAX's own values (`flush`, and `ordered` ties of zeros, which a flushed operand makes).
+#[test]
+fn every_library_flushes_subnormals_as_measured() {
+    let jax = typejoin::policy("jax").unwrap();
+    let jax_own = typejoin::Generated {
+        semantics: typejoin::op::Semantics {
+            subnormals: typejoin::op::Subnormals::Flush,
+            zero_ties: typejoin::op::ZeroTies::Ordered,
+            ..jax.semantics
+        },
+        ..*jax
+    };
+    for (policy, stem, n, flushed) in [
+        (&jax_own, "jax", 414, 239),
+        (
+            typejoin::policy("tensorflow").unwrap(),
+            "tensorflow",
+            390,
+            216,
+        ),
+    ] {
+        let cases = lines(&format!("tests/data/kernels/subnormals_{stem}_cases.jsonl"));
+        let expected = lines(&format!(
+            "tests/data/kernels/subnormals_{stem}_expected.jsonl"
+        ));
+        assert_eq!((cases.len(), expected.len()), (n, n), "{stem}");
+        let ieee = typejoin::Generated {
+            semantics: typejoin::op::Semantics {
+                subnormals: typejoin::op::Subnormals::Keep,
+                ..policy.semantics
+            },
+            ..*policy
+        };
+        let mut wrong = Vec::new();
+        let mut differ_in_ieee = 0;
+        for (case, want) in cases.iter().zip(&expected) {
+            let got: Value =
+                serde_json::from_str(&run_line(policy, case, Limits::default())).unwrap();
+            let want: Value = serde_json::from_str(want).unwrap();
+            if got != want {
+                wrong.push(format!("{case}\n  {stem}: {want}\n  typejoin: {got}"));
+            }
+            let kept: Value =
+                serde_json::from_str(&run_line(&ieee, case, Limits::default())).unwrap();
+            differ_in_ieee += usize::from(kept != want);
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {n} differ:\n{}",
+            wrong.len(),
+            wrong[..wrong.len().min(3)].join("\n")
+        );
+        // The convention decides these cases: IEEE gradual underflow answers this many wrong.
+        assert_eq!(differ_in_ieee, flushed, "{stem}");
+    }
+}
+
 /// NumPy 2.4.6 with ml_dtypes 0.6.0, measured live by `scripts/fuzz_libraries.py numpy --seed
 /// 40 --cases 3000 --record numpy`: random calls of every binary ufunc of the catalogue and
 /// `np.clip` as a user's program makes them (15 dtypes with bfloat16, float8_e4m3fn,

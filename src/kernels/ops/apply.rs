@@ -4,6 +4,7 @@
 use super::accept::canonical_arg;
 use super::astype::{astype_into, c10_into};
 use super::binary::{as_rewritten, compute_binary, rewrite};
+use super::flush;
 use super::nary::{clip_within, select_within};
 use super::plan::plan;
 use super::reduce::sum_within;
@@ -14,6 +15,7 @@ use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::OpId;
+use crate::numeric::op::Subnormals;
 use crate::promote::Generated;
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
@@ -125,6 +127,11 @@ pub fn apply_with(
                 .ok_or_else(|| input_error("astype needs `dtype`"))?,
         );
         let a = array_arg(args, 0, name)?;
+        // A library that flushes subnormals reads (and narrows) them so in a converting cast.
+        let read = (policy.semantics.subnormals == Subnormals::Flush)
+            .then(|| flush::converted(a, to))
+            .flatten();
+        let a = read.as_ref().unwrap_or(a);
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         if policy.semantics.float8_conversion == Float8Conversion::C10 {
             c10_into(a, &mut out)?;
@@ -153,12 +160,22 @@ pub fn apply_with(
             select_within(policy, a, b, c, options.max_elements)?
         }
     } else if op == OpId::SUM {
-        sum_within(
-            policy,
-            array_arg(args, 0, name)?,
-            options.axis,
-            options.max_elements,
-        )?
+        let a = array_arg(args, 0, name)?;
+        if policy.semantics.subnormals == Subnormals::Flush {
+            // Read and written as a library that flushes subnormals sums (its partial sums are
+            // exact here).
+            let read = flush::read(a);
+            let mut r = sum_within(
+                policy,
+                read.as_ref().unwrap_or(a),
+                options.axis,
+                options.max_elements,
+            )?;
+            flush::write(&mut r);
+            r
+        } else {
+            sum_within(policy, a, options.axis, options.max_elements)?
+        }
     } else {
         return Err(OpError {
             kind: ErrorKind::Unsupported,

@@ -6,6 +6,7 @@ use super::accept::{accepts_operands, canonical_arg};
 use super::astype::{astype, c10_into};
 use super::complex::complex_alpha;
 use super::dispatch::{run_binary, run_opmath};
+use super::flush;
 use super::input::Input;
 use super::lanes::int_value;
 use super::plan::{exact_comparison, plan};
@@ -20,6 +21,7 @@ use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::FloatFloorDivide;
 use crate::numeric::op::ScalarOverArray;
 use crate::numeric::op::ScalarPrecision;
+use crate::numeric::op::Subnormals;
 use crate::numeric::op::ZeroSign;
 use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
@@ -99,6 +101,23 @@ pub(super) fn compute_binary(
     (b, y): (&Arg, &Input),
     out: &mut Array,
 ) {
+    compute_ieee(policy, op, compute, (a, x), (b, y), out);
+    // A tiny result is written as a zero of its sign (`Subnormals::Flush`; its operands were
+    // read so by `plan`).
+    if policy.semantics.subnormals == Subnormals::Flush {
+        flush::write(out);
+    }
+}
+
+/// [`compute_binary`] before the result's flush.
+fn compute_ieee(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
     if let (Arg::Array(p), Arg::Array(q)) = (a, b)
         && op.is_comparison()
         && policy.mixed_loop(op.id(), a.operand(), b.operand())
@@ -121,7 +140,7 @@ pub(super) fn compute_binary(
         && Float8::of(compute).is_some()
     {
         let mut wide = Array::zeroed(DType::Float32, out.shape.clone());
-        compute_binary(policy, op, DType::Float32, (a, x), (b, y), &mut wide);
+        compute_ieee(policy, op, DType::Float32, (a, x), (b, y), &mut wide);
         c10_into(&wide, out).expect("same shape");
         return;
     }

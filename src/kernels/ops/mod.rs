@@ -19,6 +19,7 @@ mod astype;
 mod binary;
 mod complex;
 mod dispatch;
+mod flush;
 mod fused;
 mod general;
 mod input;

@@ -4,6 +4,7 @@
 use super::accept::{accepts, accepts_operands, canonical_arg};
 use super::astype::astype;
 use super::binary::binary_within;
+use super::flush;
 use super::scalar::{Conversion, int_range, python_ints_fit};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
@@ -17,6 +18,7 @@ use crate::numeric::op::ClipComposition;
 use crate::numeric::op::ClipMixedBounds;
 use crate::numeric::op::OpId;
 use crate::numeric::op::PythonInt;
+use crate::numeric::op::Subnormals;
 use crate::numeric::op::WhereScalars;
 use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
@@ -26,7 +28,30 @@ use crate::promote::Generated;
 /// the policy's scalar rules, except that under `PythonInt::Wrap` an int must be one the
 /// integer result can take (`int_fits_nary`).
 fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result<Array, OpError> {
-    let conv = Conversion::of(policy, compute);
+    in_dtype_by(policy, Conversion::of(policy, compute), a, compute, strict)
+}
+
+/// A `where` operand in the result dtype: chosen, not computed with, so a library that flushes
+/// subnormals (`Subnormals::Flush`) flushes only what its conversion to the result dtype does
+/// (`flush::converted`: `where(c, float32, float64)` widens with DAZ; a Python float stays).
+fn chosen(policy: &Generated, a: &Arg, compute: DType) -> Result<Array, OpError> {
+    let conv = Conversion::of(policy, compute).keeping_subnormals();
+    if policy.semantics.subnormals == Subnormals::Flush
+        && let Arg::Array(arr) = a
+        && let Some(read) = flush::converted(arr, compute)
+    {
+        return in_dtype_by(policy, conv, &Arg::Array(read), compute, false);
+    }
+    in_dtype_by(policy, conv, a, compute, false)
+}
+
+fn in_dtype_by(
+    policy: &Generated,
+    conv: Conversion,
+    a: &Arg,
+    compute: DType,
+    strict: bool,
+) -> Result<Array, OpError> {
     match a {
         Arg::Array(arr) => Ok(conv
             .array(arr, compute)
@@ -386,15 +411,18 @@ pub(super) fn select_within(
         max_elements,
     )?;
     let cond = match cond {
+        Arg::Array(a) if policy.semantics.subnormals == Subnormals::Flush => {
+            match flush::converted(a, DType::Bool) {
+                Some(read) => astype(&read, DType::Bool),
+                None => astype(a, DType::Bool),
+            }
+        }
         Arg::Array(a) => astype(a, DType::Bool),
         Arg::Scalar(s) => {
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
     };
-    let (x, y) = (
-        in_dtype(policy, x, compute, false)?,
-        in_dtype(policy, y, compute, false)?,
-    );
+    let (x, y) = (chosen(policy, x, compute)?, chosen(policy, y, compute)?);
     let full = |a: Array| {
         if a.shape == shape {
             a

@@ -87,6 +87,11 @@ pub(super) fn plan<'a>(
     }
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
     let mut conv = Conversion::of(policy, compute);
+    // A library that flushes subnormals still computes `remainder`'s `fmod` in software, on
+    // the operands as they are (`Subnormals::Flush`).
+    if op == Op::Remainder {
+        conv = conv.keeping_subnormals();
+    }
     // Where an op rule or a measured loop computes elsewhere than the join, a Python int
     // reaches the computation dtype through the join under `PythonInt::Cast` (TensorFlow:
     // `uint8 / -129` divides by 127.0). A measured loop may exist without a join (NumPy's

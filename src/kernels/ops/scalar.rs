@@ -4,6 +4,7 @@
 //! PyTorch converts).
 
 use super::astype::{astype, c10_astype};
+use super::flush;
 use super::vocab::{Arg, ErrorKind, OpError, Scalar, err};
 use crate::kernels::array::Array;
 use crate::numeric::c10::Float8;
@@ -12,6 +13,7 @@ use crate::numeric::format::Value;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::PythonInt;
 use crate::numeric::op::ScalarPrecision;
+use crate::numeric::op::Subnormals;
 use crate::promote::Generated;
 
 /// The values an integer dtype of `bits` holds, as a closed range.
@@ -142,6 +144,9 @@ pub(super) struct Conversion {
     /// The policy converts to and from PyTorch's float8 dtypes as PyTorch does
     /// (`Float8Conversion::C10`, `astype::c10_into`).
     c10: bool,
+    /// Subnormal operands read as zeros (`Subnormals::Flush`, where the computation dtype
+    /// flushes: `flush::read`).
+    flush: bool,
 }
 
 impl Conversion {
@@ -152,6 +157,16 @@ impl Conversion {
                 && matches!(compute.part(), DType::FLOAT16 | DType::BFLOAT16),
             int_join: None,
             c10: policy.semantics.float8_conversion == Float8Conversion::C10,
+            flush: policy.semantics.subnormals == Subnormals::Flush && flush::flushes(compute),
+        }
+    }
+
+    /// The same, reading subnormal operands as they are (`where` chooses without arithmetic;
+    /// the software `fmod` of `remainder`).
+    pub(super) fn keeping_subnormals(self) -> Conversion {
+        Conversion {
+            flush: false,
+            ..self
         }
     }
 
@@ -166,8 +181,17 @@ impl Conversion {
         }
     }
 
-    /// A scalar operand as a one-element array of `compute`.
+    /// A scalar operand as a one-element array of `compute` (read as the library's arithmetic
+    /// reads it: a subnormal is a zero under `flush`).
     pub(super) fn scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
+        let one = self.unflushed_scalar(s, compute)?;
+        Ok(match self.flush {
+            true => flush::read(&one).unwrap_or(one),
+            false => one,
+        })
+    }
+
+    fn unflushed_scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
         if let (Scalar::Int(_), Some(join)) = (s, self.int_join) {
             return Ok(astype(&materialise(s, join, self.python_int)?, compute));
         }
@@ -193,6 +217,15 @@ impl Conversion {
     /// float8 or out of one as PyTorch converts under `Float8Conversion::C10`, a zero-dim
     /// array through float32 under `via_float32`.
     pub(super) fn array(self, a: &Array, compute: DType) -> Option<Array> {
+        if self.flush
+            && let Some(read) = flush::read(a)
+        {
+            return Some(
+                self.keeping_subnormals()
+                    .array(&read, compute)
+                    .unwrap_or(read),
+            );
+        }
         let float8 = |d| Float8::of(d).is_some();
         if self.c10 && a.dtype != compute && (float8(a.dtype) || float8(compute)) {
             return Some(c10_astype(a, compute));
