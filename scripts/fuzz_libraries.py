@@ -282,6 +282,8 @@ def main():
             best[0] += 1
             if size < best[1]:
                 best[1:] = [size, case, want, got]
+    if dump:
+        dump.close()
     differing = sum(c[0] for c in classes.values())
     by_what = {}
     for key, c in classes.items():

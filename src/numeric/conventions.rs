@@ -320,11 +320,12 @@ conventions! {
         /// float32: float16's subnormals are normal there) reads as a zero of its sign, and a
         /// result that is tiny (below the smallest normal once rounded to its precision) is
         /// written as one, in arithmetic, comparisons, `clip`, `sum` and converting casts
-        /// (`float32 → float64`, `float64 → float32`, to bool; not `float32 → bfloat16`,
-        /// `bfloat16 → float32`, a move into a complex part, `negative`, `absolute` or `where`'s
-        /// choice); float16 keeps its subnormals (computed in float32); a float `remainder` whose
-        /// `fmod` is subnormal is that `fmod` (the software `fmod` reads every operand, the sign
-        /// test after it reads the subnormal as zero).
+        /// (`float32 → float64`, `float64 → float32`, a float32 or float64 to bool; not
+        /// `float32 → bfloat16`, `bfloat16 → float32` or bool, a move into a complex part,
+        /// `negative`, `absolute` or `where`'s choice); float16 keeps its subnormals (computed in
+        /// float32); `remainder` reads its operands as they are (the libraries' `fmod` is
+        /// software) and writes a tiny result as zero (the libraries return a subnormal `fmod`
+        /// unflushed: not modelled).
         Flush = "flush" ("JAX (XLA on CPU), TensorFlow: subnormals read and written as zero"),
     }
 

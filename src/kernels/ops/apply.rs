@@ -128,9 +128,7 @@ pub fn apply_with(
         );
         let a = array_arg(args, 0, name)?;
         // A library that flushes subnormals reads (and narrows) them so in a converting cast.
-        let read = (policy.semantics.subnormals == Subnormals::Flush)
-            .then(|| flush::converted(a, to))
-            .flatten();
+        let read = flush::converted_by(policy, a, to);
         let a = read.as_ref().unwrap_or(a);
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         if policy.semantics.float8_conversion == Float8Conversion::C10 {

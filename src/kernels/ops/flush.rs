@@ -11,73 +11,74 @@
 
 use crate::kernels::array::{Array, Data};
 use crate::numeric::dtype::DType;
+use crate::numeric::op::Subnormals;
+use crate::promote::Generated;
 
 /// Whether `d`'s values (its parts) are flushed: bfloat16, float32, float64 and their complex.
 pub(super) fn flushes(d: DType) -> bool {
     matches!(d.part(), DType::BFLOAT16 | DType::Float32 | DType::Float64)
 }
 
-/// A float pattern's sign, exponent field and significand field, by storage width.
-macro_rules! masks {
-    ($t:ty, $sign:expr, $exp:expr) => {
-        ($sign as $t, $exp as $t, !(($sign as $t) | ($exp as $t)))
-    };
-}
-
-/// The masks of a flushing dtype's part (bfloat16, float32, float64), as u64.
-fn part_masks(d: DType) -> (u64, u64, u64) {
-    let (s, e, m) = match d.part() {
-        DType::Float64 => masks!(u64, 1u64 << 63, 0x7FF0_0000_0000_0000u64),
-        DType::Float32 => {
-            let (s, e, m) = masks!(u32, 1u32 << 31, 0x7F80_0000u32);
-            (s as u64, e as u64, m as u64)
-        }
-        _ => {
-            let (s, e, m) = masks!(u16, 1u16 << 15, 0x7F80u16);
-            (s as u64, e as u64, m as u64)
-        }
-    };
-    (s, e, m)
-}
-
-/// Applies `zap` (a pattern to its flushed pattern) to every part of `data`, a flushing dtype's
-/// storage; returns whether any changed when `dry` (nothing written then).
-fn each_part(data: &mut Data, dry: bool, zap: impl Fn(u64) -> u64 + Copy) -> bool {
-    fn run<T: Copy + PartialEq>(v: &mut [T], dry: bool, f: impl Fn(T) -> T) -> bool {
-        if dry {
-            return v.iter().any(|&x| f(x) != x);
-        }
-        v.iter_mut().for_each(|x| *x = f(*x));
-        false
+/// The sign bit and smallest normal pattern of a flushing dtype's part (bfloat16, float32,
+/// float64), as u64.
+fn part_masks(d: DType) -> (u64, u64) {
+    match d.part() {
+        DType::Float64 => (1 << 63, 1 << 52),
+        DType::Float32 => (1 << 31, 1 << 23),
+        _ => (1 << 15, 1 << 7),
     }
+}
+
+/// Whether `zap` (a pattern to its flushed pattern) changes any part of `data`.
+fn changes(data: &Data, zap: impl Fn(u64) -> u64) -> bool {
     match data {
-        Data::U16(v) => run(v, dry, |x| zap(x as u64) as u16),
-        Data::U32(v) => run(v, dry, |x| zap(x as u64) as u32),
-        Data::U64(v) => run(v, dry, zap),
-        Data::C32(v) => run(v, dry, |[r, i]| {
-            [zap(r as u64) as u16, zap(i as u64) as u16]
-        }),
-        Data::C64(v) => run(v, dry, |[r, i]| {
-            [zap(r as u64) as u32, zap(i as u64) as u32]
-        }),
-        Data::C128(v) => run(v, dry, |[r, i]| [zap(r), zap(i)]),
+        Data::U16(v) => v.iter().any(|&x| zap(x as u64) != x as u64),
+        Data::U32(v) => v.iter().any(|&x| zap(x as u64) != x as u64),
+        Data::U64(v) => v.iter().any(|&x| zap(x) != x),
+        Data::C32(v) => v.iter().flatten().any(|&x| zap(x as u64) != x as u64),
+        Data::C64(v) => v.iter().flatten().any(|&x| zap(x as u64) != x as u64),
+        Data::C128(v) => v.iter().flatten().any(|&x| zap(x) != x),
         Data::U8(_) => false,
     }
 }
 
-/// `a` with every part below `limit` in magnitude (a pattern of `a`'s part dtype) made a zero
-/// of its sign; `None` when no part is (no copy).
+/// Applies `zap` to every part of `data`.
+fn each_part(data: &mut Data, zap: impl Fn(u64) -> u64) {
+    match data {
+        Data::U16(v) => v.iter_mut().for_each(|x| *x = zap(*x as u64) as u16),
+        Data::U32(v) => v.iter_mut().for_each(|x| *x = zap(*x as u64) as u32),
+        Data::U64(v) => v.iter_mut().for_each(|x| *x = zap(*x)),
+        Data::C32(v) => v
+            .iter_mut()
+            .flatten()
+            .for_each(|x| *x = zap(*x as u64) as u16),
+        Data::C64(v) => v
+            .iter_mut()
+            .flatten()
+            .for_each(|x| *x = zap(*x as u64) as u32),
+        Data::C128(v) => v.iter_mut().flatten().for_each(|x| *x = zap(*x)),
+        Data::U8(_) => {}
+    }
+}
+
+/// The flush of a part below `limit` in magnitude (a pattern of the part's dtype) to a zero of
+/// its sign.
+fn zap_below(sign: u64, limit: u64) -> impl Fn(u64) -> u64 + Copy {
+    move |x| if x & !sign < limit { x & sign } else { x }
+}
+
+/// `a` with every part below `limit` in magnitude made a zero of its sign; `None` when no part
+/// is (checked before anything is copied).
 fn below(a: &Array, limit: u64) -> Option<Array> {
     if !flushes(a.dtype) {
         return None;
     }
-    let (sign, _, _) = part_masks(a.dtype);
-    let zap = move |x: u64| if x & !sign < limit { x & sign } else { x };
-    let mut data = a.data.clone();
-    if !each_part(&mut data, true, zap) {
+    let zap = zap_below(part_masks(a.dtype).0, limit);
+    if !changes(&a.data, zap) {
         return None;
     }
-    each_part(&mut data, false, zap);
+    let mut data = a.data.clone();
+    each_part(&mut data, zap);
     Some(Array {
         dtype: a.dtype,
         shape: a.shape.clone(),
@@ -85,29 +86,19 @@ fn below(a: &Array, limit: u64) -> Option<Array> {
     })
 }
 
-/// The smallest normal pattern of `d`'s part (the exponent field's lowest bit).
-fn smallest_normal(d: DType) -> u64 {
-    let (_, e, _) = part_masks(d);
-    e & e.wrapping_neg()
-}
-
 /// `a` as the library reads it in arithmetic: subnormal parts as zeros of their sign (`None`:
 /// nothing to flush, or a dtype that does not).
 pub(super) fn read(a: &Array) -> Option<Array> {
-    below(a, smallest_normal(a.dtype))
+    below(a, part_masks(a.dtype).1)
 }
 
 /// Writes `out`'s tiny parts (subnormal: the result rounded with IEEE gradual underflow) as
 /// zeros of their sign.
 pub(super) fn write(out: &mut Array) {
-    if !flushes(out.dtype) {
-        return;
+    if flushes(out.dtype) {
+        let (sign, min) = part_masks(out.dtype);
+        each_part(&mut out.data, zap_below(sign, min));
     }
-    let (sign, _, _) = part_masks(out.dtype);
-    let min = smallest_normal(out.dtype);
-    each_part(&mut out.data, false, move |x| {
-        if x & !sign < min { x & sign } else { x }
-    });
 }
 
 /// `a` as the library's conversion to `to` reads it, where that flushes (`None` otherwise):
@@ -133,6 +124,15 @@ pub(super) fn converted(a: &Array, to: DType) -> Option<Array> {
         return below(a, limit);
     }
     None
+}
+
+/// [`converted`] under `policy`: `None` unless it flushes subnormals (`Subnormals::Flush`).
+pub(super) fn converted_by(policy: &Generated, a: &Array, to: DType) -> Option<Array> {
+    if policy.semantics.subnormals == Subnormals::Flush {
+        converted(a, to)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

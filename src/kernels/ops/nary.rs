@@ -18,7 +18,6 @@ use crate::numeric::op::ClipComposition;
 use crate::numeric::op::ClipMixedBounds;
 use crate::numeric::op::OpId;
 use crate::numeric::op::PythonInt;
-use crate::numeric::op::Subnormals;
 use crate::numeric::op::WhereScalars;
 use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
@@ -36,9 +35,8 @@ fn in_dtype(policy: &Generated, a: &Arg, compute: DType, strict: bool) -> Result
 /// (`flush::converted`: `where(c, float32, float64)` widens with DAZ; a Python float stays).
 fn chosen(policy: &Generated, a: &Arg, compute: DType) -> Result<Array, OpError> {
     let conv = Conversion::of(policy, compute).keeping_subnormals();
-    if policy.semantics.subnormals == Subnormals::Flush
-        && let Arg::Array(arr) = a
-        && let Some(read) = flush::converted(arr, compute)
+    if let Arg::Array(arr) = a
+        && let Some(read) = flush::converted_by(policy, arr, compute)
     {
         return in_dtype_by(policy, conv, &Arg::Array(read), compute, false);
     }
@@ -411,13 +409,10 @@ pub(super) fn select_within(
         max_elements,
     )?;
     let cond = match cond {
-        Arg::Array(a) if policy.semantics.subnormals == Subnormals::Flush => {
-            match flush::converted(a, DType::Bool) {
-                Some(read) => astype(&read, DType::Bool),
-                None => astype(a, DType::Bool),
-            }
+        Arg::Array(a) => {
+            let read = flush::converted_by(policy, a, DType::Bool);
+            astype(read.as_ref().unwrap_or(a), DType::Bool)
         }
-        Arg::Array(a) => astype(a, DType::Bool),
         Arg::Scalar(s) => {
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
