@@ -1,8 +1,8 @@
 //! The kernel conventions a policy declares in `[kernels]`: what promotion leaves open and each
 //! library answers its own way (Python ints that do not fit, integer division by zero, scalars
 //! with 16-bit floats, …). Each convention is declared once, below, by `conventions!`: its key,
-//! its values (the first is the default: NumPy 2's, or the IEEE-value contract the jax policies
-//! keep where NumPy's loops differ by dtype), and the docs of both. The policy parser
+//! its values (the first is the default: NumPy 2's, or the IEEE-value contract of the array-api
+//! and python policies where NumPy's loops differ by dtype), and the docs of both. The policy parser
 //! (its keys, values and messages), codegen ([`Semantics::to_rust`]) and the generated page
 //! docs/lattices/conventions.md (`output::pages::conventions`, checked fresh by a test) all read
 //! [`CONVENTIONS`] or the enums made here; only the kernel that applies a convention names its
@@ -131,8 +131,8 @@ conventions! {
     /// What a Python int operand may hold.
     python_int: PythonInt {
         /// It must fit the policy's Python-int type (`i*`'s materialisation) and the result dtype,
-        /// else `overflow` (NumPy 2, JAX).
-        Fit = "fit" ("NumPy 2, JAX: an `overflow` error"),
+        /// else `overflow` (NumPy 2).
+        Fit = "fit" ("NumPy 2: an `overflow` error"),
         /// Any value in [−2⁶³, 2⁶⁴) wraps into an integer result (2⁶³ … 2⁶⁴ − 1 are taken as
         /// uint64) and is rounded into a float one; only values beyond raise (PyTorch).
         Wrap = "wrap" ("PyTorch"),
@@ -141,6 +141,11 @@ conventions! {
         /// result a float: `uint8 / -129` divides by 127) and is rounded into a float one
         /// (TensorFlow: a Python int is an int32 and `int8 + 300` adds 44).
         Cast = "cast" ("TensorFlow: fit `i*`'s dtype, then wrap into the join"),
+        /// It must fit the policy's Python-int type (`overflow` otherwise), then is converted to
+        /// the dtype the op computes in: it wraps into an integer one and is rounded into a float
+        /// one, also where an op rule makes the result a float (JAX: `int8 + 300` adds 44,
+        /// `uint8 / -129` divides by −129.0, `uint8 < 256` compares with 0).
+        Convert = "convert" ("JAX: fit `i*`'s dtype, then convert to the computation dtype"),
     }
 
     /// What a comparison of an integer array with a Python int outside the array's dtype does.
@@ -155,10 +160,15 @@ conventions! {
 
     /// What integer `floor_divide` and `remainder` do with a zero divisor.
     integer_division_by_zero: DivisionByZero {
-        /// The result is 0 (NumPy, with a warning; JAX).
-        Zero = "zero" ("NumPy, JAX"),
+        /// The result is 0 (NumPy, with a warning).
+        Zero = "zero" ("NumPy"),
         /// A `zero-division` error (PyTorch raises ZeroDivisionError).
         Raise = "raise" ("PyTorch, TensorFlow: a `zero-division` error"),
+        /// XLA's integer division by zero, floored as `jnp.floor_divide` floors: a signed
+        /// `x // 0` is −2 for `x ≠ 0` and −1 for 0 (XLA's quotient −1, less one where the signs
+        /// differ and the remainder `x` is not zero), an unsigned one all ones (255 in uint8);
+        /// `x % 0` is 0 (JAX divides by 1 instead).
+        Xla = "xla" ("JAX: x // 0 is -2 (0 // 0 is -1; unsigned: all ones), x % 0 is 0"),
     }
 
     /// At what precision a scalar operand (a Python number or a zero-dim array) enters
@@ -189,8 +199,8 @@ conventions! {
     /// zeros of opposite signs (a complex pair: equal values, a zero part of each sign).
     zero_ties: ZeroTies {
         /// The second operand, the first in complex: NumPy 2.4's float32, float64 and ml_dtypes
-        /// loops (`maximum(float32 0.0, -0.0)` is −0.0), and the contract of the jax, array-api
-        /// and python policies' IEEE values (docs/kernels.md).
+        /// loops (`maximum(float32 0.0, -0.0)` is −0.0), and the contract of the array-api and
+        /// python policies' IEEE values (docs/kernels.md).
         Second = "second" ("NumPy's float32/float64/ml_dtypes loops; the IEEE-value contract"),
         /// NumPy 2.4 exactly: as `second`, but float16 keeps the first operand
         /// (`maximum(float16 0.0, -0.0)` is 0.0) and `clip` with two zero-dim bounds keeps its
@@ -212,9 +222,8 @@ conventions! {
         /// second operand for elements 0–15, the first for 16–19, whatever the shapes).
         Packets = "packets" ("TensorFlow: the second operand in 32-byte packets, the first in the rest"),
         /// By sign, −0 below +0: `maximum` gives +0 and `minimum` −0 whatever the order; a
-        /// complex tie gives the second operand (JAX's own values, XLA on CPU; the jax policies
-        /// keep the IEEE-value contract's `second`).
-        Ordered = "ordered" ("JAX's own values: maximum +0, minimum −0; a complex tie the second"),
+        /// complex tie gives the second operand (JAX, XLA on CPU).
+        Ordered = "ordered" ("JAX: maximum +0, minimum −0; a complex tie the second"),
     }
 
     /// How `negative` treats the zero parts of a complex number.
@@ -232,6 +241,10 @@ conventions! {
         /// `a + α·b` with α = ±1 + 0i and a complex product: an infinite or NaN part of `b` makes
         /// the other part NaN (`0 · inf`), as PyTorch's `add(a, b, alpha)` does.
         Alpha = "alpha" ("a + (±1 + 0i)·b, PyTorch"),
+        /// Part by part as XLA compiles it: a real `b` is converted to `b + 0i` and LLVM folds
+        /// the imaginary part of `a − b`, `a.im − 0.0`, to `a.im`, which is then not flushed
+        /// under `subnormals = "flush"` (JAX).
+        Xla = "xla" ("JAX: part by part; a − real keeps a.im as it is"),
     }
 
     /// What `clip` does with a Python-number bound past the result dtype's finite range.
@@ -258,6 +271,14 @@ conventions! {
         /// The floor of the quotient rounded to the dtype, `floor(a / b)` (TensorFlow's
         /// `floordiv`): `1.0 // 0.1` is 10.0, the quotient 9.99… having rounded to 10.
         FloorOfQuotient = "floor-of-quotient" ("TensorFlow: floor(a / b), 10.0"),
+        /// JAX's `_float_divmod` on XLA's `rem`, each step rounded to the dtype (float16 and
+        /// bfloat16 through float32): `m = fmod(a, b)`, `q = (a − m) / b` (`a / b` where `b` is
+        /// zero), less 1 where `m ≠ 0` and `m`'s sign is not `b`'s, rounded half away from zero
+        /// (`-0.0 // 3.0` is +0.0, `-0.001 // -2**63` −0.0). `remainder` is `m`, plus `b` where
+        /// `m ≠ 0` and the signs differ. Under `subnormals = "flush"` every step reads and writes
+        /// flushed but `fmod`, which reads its dividend as it is and whose result, unless `b`
+        /// is added, is returned as it is (`remainder(float32 1e-45, 1.0)` is 1e-45).
+        Xla = "xla" ("JAX: round((a - fmod(a, b)) / b) adjusted, XLA's rem"),
     }
 
     /// What `true_divide` computes when a Python number is divided by an array.
@@ -324,9 +345,35 @@ conventions! {
         /// `float32 → bfloat16`, `bfloat16 → float32` or bool, a move into a complex part,
         /// `negative`, `absolute` or `where`'s choice); float16 keeps its subnormals (computed in
         /// float32); `remainder` reads its operands as they are (the libraries' `fmod` is
-        /// software) and writes a tiny result as zero (the libraries return a subnormal `fmod`
-        /// unflushed: not modelled).
+        /// software) and writes a tiny result as zero (TensorFlow), or as
+        /// `float_floor_divide = "xla"` says (JAX).
         Flush = "flush" ("JAX (XLA on CPU), TensorFlow: subnormals read and written as zero"),
+    }
+
+    /// How comparisons, `maximum` and `minimum` order complex numbers.
+    complex_order: ComplexOrder {
+        /// Lexicographically, the real parts first, as NumPy does: a NaN part orders nothing
+        /// (`3+nanj >= 1` is False) and `maximum`/`minimum` return a NaN operand.
+        NumPy = "numpy" ("NumPy: a NaN part orders nothing; maximum/minimum return it"),
+        /// Lexicographically as XLA compares: `a < b` is `a.re < b.re or (a.re == b.re and
+        /// a.im < b.im)` with IEEE comparisons of the parts (`3+nanj >= 1` is True), and
+        /// `maximum(a, b)` is `a` where `a > b`, else `b` (`minimum` likewise): a NaN is chosen
+        /// only as the order says, a tie gives the second, and the operand chosen is returned as
+        /// converted, subnormal parts unflushed (JAX).
+        Lexicographic = "lexicographic" ("JAX: IEEE comparisons of the parts; maximum/minimum select"),
+    }
+
+    /// What `true_divide` computes in a real float dtype when its divisor is broadcast (holds
+    /// fewer elements than the result: a Python number, a zero-dim array, a row).
+    broadcast_divisor: BroadcastDivisor {
+        /// The quotient, rounded once (NumPy, PyTorch, TensorFlow).
+        Divide = "divide" ("NumPy: the quotient"),
+        /// `a × (1 / b)`: XLA's algebraic simplifier rewrites a division by a broadcast into a
+        /// multiplication by the reciprocal, computed in the dtype (float32 for bfloat16; the
+        /// reciprocal of a float16 divisor rounded to float16) and flushed under `subnormals =
+        /// "flush"` (JAX: `float64 7 / 1.5` is 4.666666666666666, `int8 3 / -7` is
+        /// −0.42857146; a division of arrays of one shape is the quotient).
+        Reciprocal = "reciprocal" ("JAX: a / broadcast b is a * (1 / b)"),
     }
 
     /// Whether `clip` takes one bound as a Python number and the other as an array.

@@ -38,13 +38,14 @@ const EXTENSIONS: &[(&str, &str)] = &[
 ];
 
 /// A policy's `[kernels]` conventions and `[ops.X] kinds` reach its generated table: PyTorch's
-/// for `torch`, NumPy 2's (the default) for `jax`, TensorFlow's flushed subnormals.
+/// for `torch`, XLA's for `jax`, TensorFlow's flushed subnormals.
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
-        ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd, ComplexNegative, DivisionByZero,
-        Float8Conversion, FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray,
-        ScalarPrecision, Semantics, Subnormals, WhereScalars, ZeroSign, ZeroTies,
+        BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
+        ComplexNegative, ComplexOrder, DivisionByZero, Float8Conversion, FloatFloorDivide,
+        IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
+        WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -66,6 +67,8 @@ fn kernel_conventions_are_generated() {
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
+            complex_order: ComplexOrder::NumPy,
+            broadcast_divisor: BroadcastDivisor::Divide,
         }
     );
     assert_eq!(
@@ -89,7 +92,21 @@ fn kernel_conventions_are_generated() {
     );
     assert_eq!(torch.operand_kinds(OpId::of("add")), None);
     let jax = typejoin::policy("jax").unwrap();
-    assert_eq!(jax.semantics, Semantics::default());
+    assert_eq!(
+        jax.semantics,
+        Semantics {
+            python_int: PythonInt::Convert,
+            integer_division_by_zero: DivisionByZero::Xla,
+            remainder_zero_sign: ZeroSign::Dividend,
+            zero_ties: ZeroTies::Ordered,
+            complex_add: ComplexAdd::Xla,
+            float_floor_divide: FloatFloorDivide::Xla,
+            subnormals: Subnormals::Flush,
+            complex_order: ComplexOrder::Lexicographic,
+            broadcast_divisor: BroadcastDivisor::Reciprocal,
+            ..Semantics::default()
+        }
+    );
     assert_eq!(
         typejoin::policy("tensorflow").unwrap().semantics.subnormals,
         Subnormals::Flush

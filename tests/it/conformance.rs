@@ -10,6 +10,28 @@ use typejoin::conformance::{Limits, run_line};
 
 use crate::root;
 
+/// `policy`'s table with the IEEE-value contract's conventions (NumPy's values where its loops
+/// agree, docs/kernels.md), not its library's own: the shared oracle and the data computed with
+/// NumPy for JAX's dtypes run under the jax policies' tables so.
+fn ieee(policy: &Generated) -> Generated {
+    use typejoin::op;
+    Generated {
+        semantics: op::Semantics {
+            python_int: op::PythonInt::Fit,
+            integer_division_by_zero: op::DivisionByZero::Zero,
+            remainder_zero_sign: op::ZeroSign::Divisor,
+            zero_ties: op::ZeroTies::Second,
+            complex_add: op::ComplexAdd::Parts,
+            float_floor_divide: op::FloatFloorDivide::Divmod,
+            subnormals: op::Subnormals::Keep,
+            complex_order: op::ComplexOrder::NumPy,
+            broadcast_divisor: op::BroadcastDivisor::Divide,
+            ..policy.semantics
+        },
+        ..*policy
+    }
+}
+
 fn lines(rel: &str) -> Vec<String> {
     std::fs::read_to_string(root().join(rel))
         .unwrap()
@@ -20,7 +42,7 @@ fn lines(rel: &str) -> Vec<String> {
 
 #[test]
 fn every_oracle_case_is_bit_exact() {
-    let jax = typejoin::policy("jax").unwrap();
+    let jax = &ieee(typejoin::policy("jax").unwrap());
     let cases = lines("tests/data/kernels/cases.jsonl");
     let expected = lines("tests/data/kernels/expected_jax_policy.jsonl");
     assert_eq!((cases.len(), expected.len()), (390, 390));
@@ -80,7 +102,7 @@ fn a_bad_line_fails_alone_and_stdin_works() {
     assert_eq!(
         kinds,
         [
-            "overflow",
+            "ok",
             "input",
             "unsupported",
             "input",
@@ -89,9 +111,10 @@ fn a_bad_line_fails_alone_and_stdin_works() {
             "ok"
         ]
     );
+    // JAX converts a Python int that fits int64 to the computation dtype: 300 wraps to 44.
     assert_eq!(
-        out[0]["error"],
-        "Python integer 300 out of bounds for int8 (NumPy 2 raises OverflowError); use an array of a wider dtype"
+        out[0],
+        serde_json::json!({"id": 1, "dtype": "int8", "shape": [2], "bits": [45, 43]})
     );
     assert_eq!(out[2]["error"], "unknown op `ad`; did you mean `add`?");
     assert_eq!(
@@ -178,7 +201,7 @@ fn the_element_limit_travels_with_each_call() {
 /// multiply-adds), astype across kinds, and sums along each axis.
 #[test]
 fn every_extra_case_matches_numpy() {
-    let jax = typejoin::policy("jax").unwrap();
+    let jax = &ieee(typejoin::policy("jax").unwrap());
     let cases = lines("tests/data/kernels/extra_cases.jsonl");
     let expected = lines("tests/data/kernels/extra_expected.jsonl");
     assert_eq!(cases.len(), expected.len());
@@ -388,7 +411,18 @@ fn library_cases_are_bit_exact(
     std::collections::BTreeSet<String>,
     std::collections::BTreeMap<String, usize>,
 ) {
-    let generated = typejoin::policy(policy).unwrap();
+    library_cases_are_bit_exact_of(typejoin::policy(policy).unwrap(), cases, expected)
+}
+
+/// [`library_cases_are_bit_exact`] under a policy given as such.
+fn library_cases_are_bit_exact_of(
+    generated: &Generated,
+    cases: &str,
+    expected: &str,
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeMap<String, usize>,
+) {
     let stem = expected;
     let cases = lines(&format!("tests/data/kernels/{cases}.jsonl"));
     let expected = lines(&format!("tests/data/kernels/{expected}.jsonl"));
@@ -623,8 +657,9 @@ fn every_tensorflow_safe_case_is_bit_exact() {
 
 /// JAX 0.10.2 measured live by scripts/oracle_jax.py in its three modes, on the same 3,667
 /// cases (15 dtypes, every ordered pair under nine binary ops, Python scalars on either side,
-/// sum, astype, where): the result dtype or promotion error is JAX's, the values the jax
-/// policies' contract (docs/kernels.md). Without x64 (`jax-x32`, JAX's default) a 64-bit input
+/// sum, astype, where): the result dtype or promotion error is JAX's, the values computed
+/// with NumPy (the IEEE-value contract, [`ieee`], run on the jax policies' tables; JAX's own
+/// values are `every_jax_fuzz_case_is_bit_exact`'s). Without x64 (`jax-x32`, JAX's default) a 64-bit input
 /// is converted to its 32-bit type first (`[canonical]`: `uint64 + int8` is int32, not
 /// float32; an int64 of 2^32 + 5 adds as 5); `sum` accumulates narrow unsigned integers in the
 /// default unsigned type (`lowest_unsigned`); two bools floor-divide, take the remainder
@@ -640,7 +675,11 @@ fn every_jax_case_is_bit_exact() {
             &[("overflow", 138), ("promotion", 2414)],
         ),
     ] {
-        let (ops, kinds) = library_cases_are_bit_exact(policy, "jax_cases", expected);
+        let (ops, kinds) = library_cases_are_bit_exact_of(
+            &ieee(typejoin::policy(policy).unwrap()),
+            "jax_cases",
+            expected,
+        );
         assert_eq!(ops.len(), 12, "{policy}: {ops:?}");
         let errors: std::collections::BTreeMap<String, usize> =
             errors.iter().map(|&(k, n)| (k.to_string(), n)).collect();
@@ -660,11 +699,10 @@ fn every_jax_case_is_bit_exact() {
 /// result, the first in the rest and in float16/bfloat16.
 #[test]
 fn every_library_settles_a_tie_of_zeros_as_measured() {
-    // No shipped policy computes NumPy's float16 or JAX's own ties (the jax policies keep the
-    // IEEE-value contract's `second`): their cases (same-dtype pairs, Python floats, and for
-    // JAX float pairs of two widths, all promoted as the jax policy does) run under the jax
-    // policy's table with that library's value.
-    let jax = typejoin::policy("jax").unwrap();
+    // No shipped policy computes NumPy's float16 ties: its cases (same-dtype pairs and Python
+    // floats, promoted as the jax policy does) run under the jax policy's table with NumPy's
+    // value.
+    let jax = &ieee(typejoin::policy("jax").unwrap());
     let with = |zero_ties| typejoin::Generated {
         semantics: typejoin::op::Semantics {
             zero_ties,
@@ -672,13 +710,10 @@ fn every_library_settles_a_tie_of_zeros_as_measured() {
         },
         ..*jax
     };
-    let (numpy, jax_own) = (
-        with(typejoin::op::ZeroTies::Operand),
-        with(typejoin::op::ZeroTies::Ordered),
-    );
+    let numpy = with(typejoin::op::ZeroTies::Operand);
     for (policy, stem, n) in [
         (&numpy, "numpy", 2400),
-        (&jax_own, "jax", 3231),
+        (typejoin::policy("jax").unwrap(), "jax", 3231),
         (typejoin::policy("torch").unwrap(), "torch", 1536),
         (typejoin::policy("tensorflow").unwrap(), "tensorflow", 2112),
     ] {
@@ -710,22 +745,11 @@ fn every_library_settles_a_tie_of_zeros_as_measured() {
 /// live by scripts/oracle_subnormals.py (random arrays drawn mostly from each float dtype's
 /// subnormals and the values next to its smallest normal; arithmetic, comparisons, `maximum`,
 /// `minimum`, `astype`, `where`, `clip`): both run with the CPU's DAZ and FTZ bits set, the
-/// `[kernels] subnormals = "flush"` convention. TensorFlow's policy declares it; the jax
-/// policies keep the IEEE-value contract, so JAX's cases run under the jax policy's table with
-/// JAX's own values (`flush`, and `ordered` ties of zeros, which a flushed operand makes).
+/// `[kernels] subnormals = "flush"` convention, which the jax and tensorflow policies declare.
 #[test]
 fn every_library_flushes_subnormals_as_measured() {
-    let jax = typejoin::policy("jax").unwrap();
-    let jax_own = typejoin::Generated {
-        semantics: typejoin::op::Semantics {
-            subnormals: typejoin::op::Subnormals::Flush,
-            zero_ties: typejoin::op::ZeroTies::Ordered,
-            ..jax.semantics
-        },
-        ..*jax
-    };
     for (policy, stem, n, flushed) in [
-        (&jax_own, "jax", 414, 239),
+        (typejoin::policy("jax").unwrap(), "jax", 414, 239),
         (
             typejoin::policy("tensorflow").unwrap(),
             "tensorflow",
@@ -907,4 +931,37 @@ fn known_differences_of(
         }
     }
     differ
+}
+
+/// JAX 0.10.2 (x64, CPU) measured live by `scripts/fuzz_libraries.py jax --seed 99402 --cases
+/// 2000 --record jax_fuzz`: random calls as a user's program makes them, run by the `jax`
+/// policy with JAX's own values (XLA's `floor_divide` and `remainder`, its integer division by
+/// zero, flushed subnormals, lexicographic complex order, division by a broadcast divisor as a
+/// reciprocal, Python ints converted to the computation dtype). Every case answers as JAX does
+/// except the differences counted here by class, which docs/kernels.md lists: XLA's complex
+/// division formula is not modelled; two float16 `floor_divide`s, one `clip` of three dtypes and
+/// one bool × complex product are not yet explained.
+#[test]
+fn every_jax_fuzz_case_is_bit_exact_but_the_known_differences() {
+    let differ = known_differences("jax", "jax_fuzz", 2000, |c, _, want, _| {
+        let complex = want["dtype"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("complex"));
+        match c["op"].as_str().unwrap() {
+            "true_divide" if complex => "XLA's complex division",
+            "floor_divide" => "float16 floor_divide",
+            "clip" => "clip of three dtypes",
+            "multiply" if complex => "bool times complex",
+            _ => "unclassified",
+        }
+    });
+    let want: std::collections::BTreeMap<&str, usize> = [
+        ("XLA's complex division", 16),
+        ("float16 floor_divide", 2),
+        ("clip of three dtypes", 1),
+        ("bool times complex", 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(differ, want);
 }

@@ -31,6 +31,7 @@ mod scalar;
 mod shape;
 mod unary;
 pub(crate) mod vocab;
+mod xla;
 
 pub use self::apply::{Options, apply, apply_with, parse_op};
 pub use self::astype::{astype, astype_into};

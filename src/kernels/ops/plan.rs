@@ -11,7 +11,7 @@ use super::shape::{broadcast, expand};
 use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
 use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
-use crate::numeric::op::{DivisionByZero, IntComparison, ScalarPrecision};
+use crate::numeric::op::{ComplexOrder, DivisionByZero, IntComparison, ScalarPrecision};
 use crate::promote::Generated;
 
 pub(super) fn prepare<'a>(
@@ -89,7 +89,13 @@ pub(super) fn plan<'a>(
     let mut conv = Conversion::of(policy, compute);
     // A library that flushes subnormals still computes `remainder`'s `fmod` in software, on
     // the operands as they are (`Subnormals::Flush`).
-    if op == Op::Remainder {
+    // XLA's complex `maximum` and `minimum` select the operand itself
+    // (`ComplexOrder::Lexicographic`), its subnormal parts kept.
+    if op == Op::Remainder
+        || (matches!(op, Op::Maximum | Op::Minimum)
+            && compute.is_complex()
+            && policy.semantics.complex_order == ComplexOrder::Lexicographic)
+    {
         conv = conv.keeping_subnormals();
     }
     // Where an op rule or a measured loop computes elsewhere than the join, a Python int
