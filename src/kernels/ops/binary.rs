@@ -17,10 +17,7 @@ use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
-use crate::numeric::op::BroadcastDivisor;
 use crate::numeric::op::ComplexAdd;
-use crate::numeric::op::ComplexOrder;
-use crate::numeric::op::DivisionByZero;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::FloatFloorDivide;
 use crate::numeric::op::ScalarOverArray;
@@ -96,7 +93,8 @@ pub(super) fn binary_within(
 /// Runs a planned op into `out` with the policy's conventions: a scalar second operand of a
 /// 16-bit float op at float32 precision (`ScalarPrecision::Float32`), the sign of a zero
 /// float remainder (`ZeroSign::Dividend`), float floor division as the floor of the rounded
-/// quotient (`FloatFloorDivide::FloorOfQuotient`).
+/// quotient (`FloatFloorDivide::FloorOfQuotient`), and XLA's where the policy declares them
+/// (`xla::compute` decides the whole op, `xla::amend` corrects what the IEEE path wrote).
 pub(super) fn compute_binary(
     policy: &Generated,
     op: Op,
@@ -105,62 +103,16 @@ pub(super) fn compute_binary(
     (b, y): (&Arg, &Input),
     out: &mut Array,
 ) {
-    let flush = policy.semantics.subnormals == Subnormals::Flush;
-    if matches!(op, Op::FloorDivide | Op::Remainder)
-        && policy.semantics.float_floor_divide == FloatFloorDivide::Xla
-        && matches!(
-            compute,
-            DType::FLOAT16 | DType::BFLOAT16 | DType::Float32 | DType::Float64
-        )
-        && out.dtype == compute
-    {
-        // Each step rounds and flushes as XLA does; `remainder` may return `fmod` unflushed.
-        return xla::float_divmod(op, compute, x, y, flush, out);
-    }
-    if op == Op::TrueDivide
-        && policy.semantics.broadcast_divisor == BroadcastDivisor::Reciprocal
-        && matches!(
-            compute,
-            DType::FLOAT16 | DType::BFLOAT16 | DType::Float32 | DType::Float64
-        )
-        && out.dtype == compute
-        && match b {
-            Arg::Array(d) => d.len(),
-            Arg::Scalar(_) => 1,
-        } < out.len()
-    {
-        return xla::reciprocal_divide(compute, x, y, flush, out);
-    }
-    if matches!(
-        op,
-        Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual | Op::Maximum | Op::Minimum
-    ) && matches!(compute, DType::Complex64 | DType::Complex128)
-        && policy.semantics.complex_order == ComplexOrder::Lexicographic
-    {
-        // The operand chosen keeps its subnormal parts (`plan` read them so).
-        return xla::complex_order(op, compute, x, y, flush, out);
+    if xla::compute(policy, op, compute, b, (x, y), out) {
+        return;
     }
     compute_ieee(policy, op, compute, (a, x), (b, y), out);
-    if matches!(op, Op::FloorDivide | Op::Remainder)
-        && policy.semantics.integer_division_by_zero == DivisionByZero::Xla
-    {
-        xla::integer_division_by_zero(op, compute, x, y, out);
-    }
     // A tiny result is written as a zero of its sign (`Subnormals::Flush`; its operands were
     // read so by `plan`).
-    if flush {
+    if policy.semantics.subnormals == Subnormals::Flush {
         flush::write(out);
-        let real = match b {
-            Arg::Array(q) => !q.dtype.is_complex(),
-            Arg::Scalar(s) => !matches!(s, Scalar::Complex(..)),
-        };
-        if let (Op::Subtract, Arg::Array(p), true) = (op, a, real)
-            && compute.is_complex()
-            && policy.semantics.complex_add == ComplexAdd::Xla
-        {
-            xla::minuend_imaginary(p, compute, flush, out);
-        }
     }
+    xla::amend(policy, op, compute, (a, b), (x, y), out);
 }
 
 /// [`compute_binary`] before the result's flush.

@@ -1,9 +1,12 @@
-//! JAX's `floor_divide` and `remainder` as XLA computes them (`integer_division_by_zero =
-//! "xla"`, `float_floor_divide = "xla"`): `jnp.floor_divide` and `jnp.remainder` are made of
-//! XLA's `div` and `rem` with selects around them (jax/_src/numpy/ufuncs.py), not NumPy's
-//! `npy_divmod`, and each step rounds to the dtype. Measured on jax 0.10.2 (CPU) against
-//! 20,000 random pairs per float dtype with subnormals, zeros, infinities and NaN: every bit
-//! equal (docs/kernels.md).
+//! JAX's values where XLA computes them otherwise than the IEEE path (the `"xla"`,
+//! `"lexicographic"` and `"reciprocal"` conventions): `jnp.floor_divide` and `jnp.remainder`
+//! are made of XLA's `div` and `rem` with selects around them (jax/_src/numpy/ufuncs.py), not
+//! NumPy's `npy_divmod`, each step rounded to the dtype; a division by a broadcast divisor is
+//! a product by its reciprocal; complex numbers are ordered part by part and selected; LLVM
+//! folds `c − real`'s imaginary `x − 0.0`. Measured on jax 0.10.2 (CPU): `floor_divide` and
+//! `remainder` on 20,000 random pairs per float dtype, the complex order on 20,000 per complex
+//! dtype (subnormals, zeros, infinities and NaN among them), the reciprocal on 3,000 float16
+//! and bfloat16 quotients and the shapes docs/kernels.md lists: every bit equal.
 //!
 //! The loops here are per element: the ops are rare and their steps many.
 
@@ -11,23 +14,99 @@ use super::astype::astype;
 use super::flush;
 use super::input::Input;
 use super::shape::expand;
-use super::vocab::Op;
+use super::vocab::{Arg, Op, Scalar};
 use crate::kernels::array::Array;
 use crate::kernels::cast::{f16_to_f32, f32_to_bf16, f32_to_f16};
 use crate::numeric::dtype::DType;
+use crate::numeric::op::{
+    BroadcastDivisor, ComplexAdd, ComplexOrder, DivisionByZero, FloatFloorDivide, Subnormals,
+};
+use crate::promote::Generated;
+
+/// Computes `op(a, b)` into `out` where one of the policy's XLA conventions decides the whole
+/// op (`x`, `y`: the operands as `plan` prepared them for `compute`); `false` where the IEEE
+/// path is to run.
+pub(super) fn compute(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    b: &Arg,
+    (x, y): (&Input, &Input),
+    out: &mut Array,
+) -> bool {
+    let s = &policy.semantics;
+    let flush = s.subnormals == Subnormals::Flush;
+    let real = out.dtype == compute
+        && matches!(
+            compute,
+            DType::FLOAT16 | DType::BFLOAT16 | DType::Float32 | DType::Float64
+        );
+    let broadcast = b.shape().iter().product::<usize>() < out.len();
+    match op {
+        // Each step rounds and flushes as XLA does; `remainder` may return `fmod` unflushed.
+        Op::FloorDivide | Op::Remainder
+            if real && s.float_floor_divide == FloatFloorDivide::Xla =>
+        {
+            let divmod = if op == Op::FloorDivide {
+                floor_divide
+            } else {
+                remainder
+            };
+            real_elementwise(compute, (x, y), flush, out, divmod);
+        }
+        Op::TrueDivide
+            if real && broadcast && s.broadcast_divisor == BroadcastDivisor::Reciprocal =>
+        {
+            real_elementwise(compute, (x, y), flush, out, reciprocal_times);
+        }
+        // The operand chosen keeps its subnormal parts (`plan` read them so).
+        Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual | Op::Maximum | Op::Minimum
+            if matches!(compute, DType::Complex64 | DType::Complex128)
+                && s.complex_order == ComplexOrder::Lexicographic =>
+        {
+            complex_order(op, compute, x, y, flush, out);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// What XLA leaves otherwise than the IEEE path (and its flush) just wrote into `out`: the
+/// divisor-zero elements of an integer `floor_divide` or `remainder`
+/// (`integer_division_by_zero = "xla"`), and the imaginary part of a complex `a − real`
+/// (`complex_add = "xla"`, which a flush would otherwise have changed).
+pub(super) fn amend(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    (a, b): (&Arg, &Arg),
+    (x, y): (&Input, &Input),
+    out: &mut Array,
+) {
+    let s = &policy.semantics;
+    if matches!(op, Op::FloorDivide | Op::Remainder)
+        && s.integer_division_by_zero == DivisionByZero::Xla
+    {
+        integer_division_by_zero(op, compute, x, y, out);
+    }
+    let real = match b {
+        Arg::Array(q) => !q.dtype.is_complex(),
+        Arg::Scalar(s) => !matches!(s, Scalar::Complex(..)),
+    };
+    if let (Op::Subtract, Arg::Array(p), true, Subnormals::Flush, ComplexAdd::Xla) =
+        (op, a, real, s.subnormals, s.complex_add)
+        && compute.is_complex()
+    {
+        minuend_imaginary(p, compute, true, out);
+    }
+}
 
 /// The divisor-zero elements of an integer `floor_divide` or `remainder` as XLA's integer
 /// division leaves them once JAX has floored it: a signed `x // 0` is −2 for `x ≠ 0` and −1
 /// for `0` (XLA's quotient −1, less one where the signs differ and the remainder, `x`, is not
 /// zero), an unsigned one all ones; `x % 0` is 0 (JAX divides by one instead). The other
 /// elements are the kernels' (`out` already holds them).
-pub(super) fn integer_division_by_zero(
-    op: Op,
-    compute: DType,
-    x: &Input,
-    y: &Input,
-    out: &mut Array,
-) {
+fn integer_division_by_zero(op: Op, compute: DType, x: &Input, y: &Input, out: &mut Array) {
     let DType::Int { bits, signed } = compute else {
         return;
     };
@@ -51,18 +130,16 @@ pub(super) fn integer_division_by_zero(
     }
 }
 
-/// `floor_divide` (`Op::FloorDivide`) or `remainder` computed in `compute` (float16,
-/// bfloat16, float32 or float64), into `out`, as JAX's `_float_divmod` and `remainder` compute
-/// them on XLA; `flush`: XLA's CPU DAZ and FTZ (`subnormals = "flush"`). The operands are as
-/// the plan read them (flushed for `floor_divide`, as they are for `remainder`, whose `fmod`
-/// reads its dividend so), converted here to `compute` as XLA converts them.
-pub(super) fn float_divmod(
-    op: Op,
+/// `out[i] = f(step, a[i], b[i])` for a real float `compute` (float16, bfloat16, float32 or
+/// float64), `a` and `b` the operands' values in it (as the plan read them — flushed but for
+/// `remainder`, whose `fmod` reads its dividend as it is — and converted as XLA converts
+/// them), `step` how XLA rounds and flushes there.
+fn real_elementwise(
     compute: DType,
-    x: &Input,
-    y: &Input,
+    (x, y): (&Input, &Input),
     flush: bool,
     out: &mut Array,
+    f: impl Fn(Step, f64, f64) -> f64,
 ) {
     let step = Step {
         dtype: compute,
@@ -74,44 +151,21 @@ pub(super) fn float_divmod(
     );
     for i in 0..out.len() {
         let (a, b) = (step.value(xs[at(x, i)][0]), step.value(ys[at(y, i)][0]));
-        let r = match op {
-            Op::FloorDivide => floor_divide(step, a, b),
-            _ => remainder(step, a, b),
-        };
-        out.set_bits(i, [step.bits(r), 0]);
+        out.set_bits(i, [step.bits(f(step, a, b)), 0]);
     }
 }
 
-/// `a / b` in a real float `compute` where `b` is broadcast (`broadcast_divisor =
-/// "reciprocal"`): `a × (1 / b)`, the reciprocal rounded to float16 for a float16 divisor and
-/// kept in float32 for a bfloat16 one (XLA's CPU converts float16 at each op; bfloat16 ops are
-/// normalised to float32 with the converts between them removed), each step flushed under
-/// `flush`.
-pub(super) fn reciprocal_divide(
-    compute: DType,
-    x: &Input,
-    y: &Input,
-    flush: bool,
-    out: &mut Array,
-) {
-    let step = Step {
-        dtype: compute,
-        flush,
+/// `a / b` with `b` broadcast (`broadcast_divisor = "reciprocal"`): `a × (1 / b)`, the
+/// reciprocal rounded to float16 for a float16 divisor and kept in float32 for a bfloat16 one
+/// (XLA's CPU converts float16 at each op; bfloat16 ops are normalised to float32 with the
+/// converts between them removed), each step flushed as `s` says.
+fn reciprocal_times(s: Step, a: f64, b: f64) -> f64 {
+    let reciprocal = match s.dtype {
+        DType::Float64 => s.flushed(1.0 / b),
+        DType::FLOAT16 => s.round(1.0 / b),
+        _ => s.flushed((1.0 / b) as f32 as f64),
     };
-    let (xs, ys) = (
-        in_compute(&x.array, compute, flush).bits(),
-        in_compute(&y.array, compute, flush).bits(),
-    );
-    for i in 0..out.len() {
-        let (a, b) = (step.value(xs[at(x, i)][0]), step.value(ys[at(y, i)][0]));
-        let wide = step.flushed((1.0 / b) as f32 as f64);
-        let reciprocal = match compute {
-            DType::Float64 => step.flushed(1.0 / b),
-            DType::FLOAT16 => step.round(1.0 / b),
-            _ => wide,
-        };
-        out.set_bits(i, [step.bits(step.round(a * reciprocal)), 0]);
-    }
+    s.round(a * reciprocal)
 }
 
 /// A comparison (not `equal`/`not_equal`), `maximum` or `minimum` in complex64 or complex128
@@ -119,14 +173,7 @@ pub(super) fn reciprocal_divide(
 /// first, then imaginary, by IEEE comparisons of the parts read flushed under `flush`;
 /// `maximum(a, b)` is `a` where `a > b`, else `b`, the chosen operand as converted (its
 /// subnormal parts kept, a NaN part the kernels' NaN).
-pub(super) fn complex_order(
-    op: Op,
-    compute: DType,
-    x: &Input,
-    y: &Input,
-    flush: bool,
-    out: &mut Array,
-) {
+fn complex_order(op: Op, compute: DType, x: &Input, y: &Input, flush: bool, out: &mut Array) {
     let (xs, ys) = (
         in_compute(&x.array, compute, flush),
         in_compute(&y.array, compute, flush),
@@ -158,9 +205,9 @@ pub(super) fn complex_order(
 /// `a − b` in complex `compute` with a real `b` (converted to `b + 0i`): LLVM folds the
 /// imaginary part's `a.im − 0.0` to `a.im`, so that part is `a`'s as converted, unflushed
 /// (`out` holds the rest, computed and flushed).
-pub(super) fn minuend_imaginary(a: &Array, compute: DType, flush: bool, out: &mut Array) {
+fn minuend_imaginary(a: &Array, compute: DType, flush: bool, out: &mut Array) {
     let a = in_compute(a, compute, flush);
-    let a = match a.len() == out.len() && a.shape == out.shape {
+    let a = match a.len() == 1 || a.shape == out.shape {
         true => a,
         false => std::borrow::Cow::Owned(expand(&a, &out.shape)),
     };
