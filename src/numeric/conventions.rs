@@ -302,6 +302,12 @@ conventions! {
         /// the result must keep `x`'s shape: a lower bound above the upper gives the lower
         /// (TensorFlow's `clip_by_value`).
         Pairwise = "pairwise" ("TensorFlow: max(min(x, hi), lo), each pair promoted on its own, x's shape kept; lo > hi gives lo"),
+        /// `minimum(hi, maximum(lo, x))` as `jnp.clip` writes it: the result dtype is the
+        /// n-ary join, but the first step computes in its own pair's dtype, whose values the
+        /// second converts (`clip(int64, bfloat16, float16)` is float32 with `x` rounded to
+        /// bfloat16 first; a Python int converts into `x`'s pair); a lower bound above the upper
+        /// gives the upper (JAX).
+        Chained = "chained" ("JAX: min(hi, max(lo, x)), the first step in its own pair's dtype"),
     }
 
     /// What `where` does with a Python float (or a part of a Python complex) past the finite
@@ -363,7 +369,35 @@ conventions! {
         Lexicographic = "lexicographic" ("JAX: IEEE comparisons of the parts; maximum/minimum select"),
     }
 
-    /// What `true_divide` computes in a real float dtype when its divisor is broadcast (holds
+    /// How `true_divide` computes in complex64 and complex128.
+    complex_divide: ComplexDivide {
+        /// Smith's algorithm as NumPy writes it: the ratio of the divisor's smaller part to its
+        /// larger, then both parts of the numerator times the reciprocal of the denominator
+        /// (`scl = 1 / (c + d·(d/c))`), without fused multiply-adds.
+        Smith = "smith" ("NumPy: Smith's, times the denominator's reciprocal"),
+        /// Smith's algorithm as XLA emits it for the CPU: each part divided by the denominator,
+        /// the products fused into multiply-adds (`fma(d/c, b, a) / fma(d/c, d, c)`), and where
+        /// both parts come out NaN, XLA's corner cases: a zero divisor gives
+        /// `copysign(inf, c) · a` (`(7 − inf·i) / −0.0` is `−inf + inf·i`), an infinite
+        /// numerator over a finite divisor and a finite numerator over an infinite one their
+        /// limits (JAX).
+        Xla = "xla" ("JAX: XLA's Smith's with fused multiply-adds and its corner cases"),
+    }
+
+    /// What `multiply` computes where one operand is a bool array.
+    bool_multiply: BoolMultiply {
+        /// The product of the bool as 0 or 1 and the other operand (NumPy: `False · inf` is
+        /// NaN, `False · −5.0` is −0.0).
+        Product = "product" ("NumPy: the product, False · inf is NaN"),
+        /// XLA's algebraic simplifier rewrites `x · convert(b)` as `select(b, x, 0)` where the
+        /// bool array `b` has the result's shape (not broadcast) and the result is float16,
+        /// float32, float64, complex64 or complex128 (not bfloat16): `False · inf` is +0.0 and
+        /// `True · x` is `x` as converted, a subnormal of the result's dtype unflushed (JAX).
+        Select = "select" ("JAX: select(b, x, 0) for a bool array of the result's shape"),
+    }
+
+    /// What `true_divide` (and `floor_divide`'s division step) computes in a real float dtype
+    /// when its divisor is broadcast (holds
     /// fewer elements than the result: a Python number, a zero-dim array, a row).
     broadcast_divisor: BroadcastDivisor {
         /// The quotient, rounded once (NumPy, PyTorch, TensorFlow).
@@ -372,7 +406,9 @@ conventions! {
         /// multiplication by the reciprocal, computed in the dtype (float32 for bfloat16; the
         /// reciprocal of a float16 divisor rounded to float16) and flushed under `subnormals =
         /// "flush"` (JAX: `float64 7 / 1.5` is 4.666666666666666, `int8 3 / -7` is
-        /// −0.42857146; a division of arrays of one shape is the quotient).
+        /// −0.42857146; a division of arrays of one shape is the quotient). `floor_divide`'s
+        /// division step (`float_floor_divide = "xla"`) is rewritten so where the divisor has one
+        /// or more dimensions, not where it is zero-dim or a Python number.
         Reciprocal = "reciprocal" ("JAX: a / broadcast b is a * (1 / b)"),
     }
 

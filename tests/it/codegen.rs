@@ -42,10 +42,10 @@ const EXTENSIONS: &[(&str, &str)] = &[
 #[test]
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
-        BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
-        ComplexNegative, ComplexOrder, DivisionByZero, Float8Conversion, FloatFloorDivide,
-        IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
-        WhereScalars, ZeroSign, ZeroTies,
+        BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
+        ComplexDivide, ComplexNegative, ComplexOrder, DivisionByZero, Float8Conversion,
+        FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
+        Subnormals, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -68,6 +68,8 @@ fn kernel_conventions_are_generated() {
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,
+            complex_divide: ComplexDivide::Smith,
+            bool_multiply: BoolMultiply::Product,
             broadcast_divisor: BroadcastDivisor::Divide,
         }
     );
@@ -103,6 +105,9 @@ fn kernel_conventions_are_generated() {
             float_floor_divide: FloatFloorDivide::Xla,
             subnormals: Subnormals::Flush,
             complex_order: ComplexOrder::Lexicographic,
+            complex_divide: ComplexDivide::Xla,
+            bool_multiply: BoolMultiply::Select,
+            clip_composition: ClipComposition::Chained,
             broadcast_divisor: BroadcastDivisor::Reciprocal,
             ..Semantics::default()
         }

@@ -103,7 +103,7 @@ pub(super) fn compute_binary(
     (b, y): (&Arg, &Input),
     out: &mut Array,
 ) {
-    if xla::compute(policy, op, compute, b, (x, y), out) {
+    if xla::compute(policy, op, compute, (a, b), (x, y), out) {
         return;
     }
     compute_ieee(policy, op, compute, (a, x), (b, y), out);

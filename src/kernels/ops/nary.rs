@@ -230,6 +230,19 @@ pub(super) fn clip_within(
     }
     accepts(policy, OpId::CLIP, compute)?;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
+    if policy.semantics.clip_composition == ClipComposition::Chained {
+        // `jnp.clip`: `maximum(lo, x)` in its own pair's dtype, then `minimum(hi, ·)` with
+        // both converted to the n-ary type (an int64 `x` bounded by a bfloat16 passes through
+        // bfloat16 on its way to float32).
+        let floor = binary_within(policy, Op::Maximum, lo, x, max_elements)?;
+        return binary_within(
+            policy,
+            Op::Minimum,
+            &cast(hi)?,
+            &cast(&Arg::Array(floor))?,
+            max_elements,
+        );
+    }
     let (lo, hi) = if strict {
         saturated_int_bounds(lo, hi, compute)?
     } else {

@@ -91,10 +91,12 @@ pub(super) fn plan<'a>(
     // the operands as they are (`Subnormals::Flush`).
     // XLA's complex `maximum` and `minimum` select the operand itself
     // (`ComplexOrder::Lexicographic`), its subnormal parts kept.
+    // XLA's `x · convert(bool)` is a select of `x` as converted (`BoolMultiply::Select`).
     if op == Op::Remainder
         || (matches!(op, Op::Maximum | Op::Minimum)
             && compute.is_complex()
             && policy.semantics.complex_order == ComplexOrder::Lexicographic)
+        || super::xla::selects(policy, op, compute, (a, b), &shape).is_some()
     {
         conv = conv.keeping_subnormals();
     }
