@@ -112,8 +112,6 @@ const BITS: Kinds = Kinds::of(true, true, false, false);
 const INEXACT: Kinds = Kinds::of(false, false, true, true);
 /// Real numbers, not bool: the kernels have no complex floor division or power.
 const REAL_NUMBERS: Kinds = Kinds::of(false, true, true, false);
-/// bool, integers and floats: what has an order (clip).
-const ORDERED: Kinds = Kinds::of(true, true, true, false);
 
 /// One op of the catalogue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +160,7 @@ pub const CATALOGUE: &[OpInfo] = &[
     op("bitwise_xor", Binary, Join, BITS),
     op("negative", Unary, Same, NUMBERS),
     op("absolute", Unary, Same, ANY),
-    op("clip", Ternary, Join, ORDERED),
+    op("clip", Ternary, Join, ANY),
     op("where", Select, Join, ANY),
     op("sum", Reduction, Accumulate, ANY),
     op("astype", Cast, Target, ANY),

@@ -8,6 +8,7 @@ use super::lanes::{
     Lane, Load, OutChunk, Wide, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader,
     load_into, raw, value_of,
 };
+use super::shape::expand;
 use super::vocab::{CHUNK, Op};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
@@ -364,4 +365,41 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
         })
         .collect();
     Array::from_bits(c, shape, &bits).expect("the result's shape")
+}
+
+/// NumPy's complex `clip` (the generic loop of its `clip` ufunc, `_NPY_CLIP`):
+/// `MIN(MAX(x, lo), hi)`, where `MAX(a, b)` is `a` when a part of `a` is NaN or `a > b`, else
+/// `b`, and `MIN` likewise with `<`; `>` compares the real parts, or the imaginary ones where
+/// the real parts are equal. So a tie gives the bound, a NaN operand stays, and a NaN bound is
+/// taken wherever the comparison fails. `x`, `lo` and `hi` are in complex64 or complex128,
+/// broadcast together into `shape`.
+pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -> Array {
+    let c = x.dtype;
+    let [x, lo, hi] = [x, lo, hi].map(|a| match a.shape == shape {
+        true => std::borrow::Cow::Borrowed(a),
+        false => std::borrow::Cow::Owned(expand(a, shape)),
+    });
+    let value = |a: &Array, i: usize| complex_at(a, i, c);
+    let greater = |p: (f64, f64), q: (f64, f64)| if p.0 == q.0 { p.1 > q.1 } else { p.0 > q.0 };
+    let nan = |p: (f64, f64)| p.0.is_nan() || p.1.is_nan();
+    let canon = |b: u64| match c {
+        DType::Complex64 => canon32(f32::from_bits(b as u32)) as u64,
+        _ => canon64(f64::from_bits(b)),
+    };
+    let mut out = x.as_ref().clone();
+    let (xb, lb, hb) = (x.bits(), lo.bits(), hi.bits());
+    for (i, ((&xp, &lp), &hp)) in xb.iter().zip(&lb).zip(&hb).enumerate() {
+        let (v, l, h) = (value(&x, i), value(&lo, i), value(&hi, i));
+        let (floor, from) = match nan(v) || greater(v, l) {
+            true => (v, xp),
+            false => (l, lp),
+        };
+        let [re, im] = if nan(floor) || greater(h, floor) {
+            from
+        } else {
+            hp
+        };
+        out.set_bits(i, [canon(re), canon(im)]);
+    }
+    out
 }

@@ -277,6 +277,16 @@ pub(super) fn clip_within(
         policy
     };
     let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
+    if let (Arg::Array(xa), Arg::Array(la), Arg::Array(ha)) = (&x, &lo, &hi)
+        && matches!(compute, DType::Complex64 | DType::Complex128)
+    {
+        let shape = broadcast(
+            &broadcast(&xa.shape, &la.shape, max_elements)?,
+            &ha.shape,
+            max_elements,
+        )?;
+        return Ok(super::complex::clip_complex(xa, la, ha, &shape));
+    }
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
     binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
 }
