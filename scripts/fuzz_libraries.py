@@ -94,6 +94,11 @@ if any(n not in lib.ALL for n in FOCUS):
     parser.error(f"--focus names dtypes of {', '.join(lib.ALL)}")
 lib.rng.seed(seed)
 
+# Besides the edge values, the numbers users write most as exponents and factors (`x ** 2`,
+# `x ** -0.5`), which some libraries compute by kernels of their own.
+SCALARS = {kind: list(vals) + {"int": [2, -2], "float": [2.0, -0.5]}.get(kind, [])
+           for kind, vals in lib.SCALARS.items()}
+
 SHAPES = [(1,), (3,), (5,), (8,), (12,), (16,), (20,), (33,), (40,), (2, 3), (3, 5), (2, 20)]
 PAIRS = [((4, 1), (1, 5)), ((3, 5), (5,)), ((5,), (3, 5)), ((2, 20), (20,)), ((40, 2), (40, 1))]
 
@@ -103,7 +108,7 @@ def operand(name, shape):
     if shape is None:
         kind = ("bool" if name == "bool" else "int" if name in lib.INTS
                 else "complex" if name in lib.COMPLEX else "float")
-        return rng.choice(lib.SCALARS.get(kind, [True, False]))
+        return rng.choice(SCALARS.get(kind, [True, False]))
     n = 1
     for d in shape:
         n *= d
