@@ -382,6 +382,25 @@ conventions! {
         /// numerator over a finite divisor and a finite numerator over an infinite one their
         /// limits (JAX).
         Xla = "xla" ("JAX: XLA's Smith's with fused multiply-adds and its corner cases"),
+        /// As TensorFlow's Eigen kernels divide: over the whole 32-byte packets of the flattened
+        /// result (4 complex64, 2 complex128 elements) Eigen's `pdiv_complex` (the divisor
+        /// scaled by its larger part's magnitude, `x · conj(y')` by schoolbook products, over
+        /// `c'² + d'²`, then over the scale), over the rest C's Smith's division as GCC's
+        /// `__divdc3` wrote it before GCC 12, with Annex G's limits (`(8 − i) / 0` is
+        /// `inf − inf·i`); every step's subnormals flushed under `subnormals = "flush"`.
+        Eigen = "eigen" ("TensorFlow: Eigen's pdiv_complex in packets, Smith's in the rest"),
+    }
+
+    /// How `multiply` computes in complex64 and complex128.
+    complex_multiply: ComplexMultiply {
+        /// Each part one fused multiply-add, `fma(a, c, −b·d) + fma(a, d, b·c)·i` (NumPy's SIMD
+        /// loops, and PyTorch's scalar loop).
+        Fused = "fused" ("NumPy: fused multiply-adds"),
+        /// The schoolbook product `(a·c − b·d) + (a·d + b·c)·i`, each product rounded, in the
+        /// 64-byte vectors of each row of PyTorch's loop (4 complex128 or 8 complex64
+        /// elements), and fused multiply-adds in the row's tail, its scalar loop (a 5-element
+        /// complex128 product: elements 0–3 schoolbook, element 4 fused).
+        Vectors = "vectors" ("PyTorch: schoolbook in 64-byte vectors of each row, fused in its tail"),
     }
 
     /// What `multiply` computes where one operand is a bool array.
@@ -394,6 +413,26 @@ conventions! {
         /// float32, float64, complex64 or complex128 (not bfloat16): `False · inf` is +0.0 and
         /// `True · x` is `x` as converted, a subnormal of the result's dtype unflushed (JAX).
         Select = "select" ("JAX: select(b, x, 0) for a bool array of the result's shape"),
+    }
+
+    /// How `power` computes in complex64 and complex128.
+    complex_power: ComplexPower {
+        /// NumPy's `npy_cpow`: an exponent of zero gives 1, a zero base 0 where the exponent's
+        /// real part is positive and NaN elsewhere, an integer exponent `n` with `|n| < 100`
+        /// multiplies (`x`, `x·x`, `x·(x·x)`, repeated squaring above, `1 / xⁿ` by Smith's for
+        /// a negative `n`), and every other pair is C's `cpow` as glibc computes it
+        /// (`cexp(y · clog(x))`, the product by Annex G).
+        Numpy = "numpy" ("NumPy: npy_cpow, small integer exponents by multiplication"),
+        /// PyTorch's `pow`: glibc's `cpow` (its `std::pow`), except for a Python-number exponent
+        /// of 0 (1), 1 (the base), 2 and 3 (`x·x`, `x·x·x`, the policy's `multiply`), −1 and −2
+        /// (`1 / x`, `1 / (x·x)`, its `true_divide`), 0.5 (glibc's `csqrt`) and −0.5
+        /// (`1 / csqrt(x)`), as its `pow_tensor_scalar` kernel dispatches them; complex32 has no
+        /// `pow`.
+        Torch = "torch" ("PyTorch: cpow, special Python exponents as its pow kernel"),
+        /// glibc's `cpow` for every pair, under `subnormals = "flush"` with each operation's
+        /// subnormal operands and results flushed to zero, as TensorFlow's threads compute it
+        /// (its `std::pow`, DAZ and FTZ on).
+        Cpow = "cpow" ("TensorFlow: glibc's cpow"),
     }
 
     /// What `true_divide` (and `floor_divide`'s division step) computes in a real float dtype

@@ -110,7 +110,7 @@ const NUMBERS: Kinds = Kinds::of(false, true, true, true);
 const BITS: Kinds = Kinds::of(true, true, false, false);
 /// Inexact results only: integer operands reach it promoted by `[ops.true_divide]`.
 const INEXACT: Kinds = Kinds::of(false, false, true, true);
-/// Real numbers, not bool: the kernels have no complex floor division or power.
+/// Real numbers, not bool: the kernels have no complex floor division or remainder.
 const REAL_NUMBERS: Kinds = Kinds::of(false, true, true, false);
 
 /// One op of the catalogue.
@@ -146,7 +146,7 @@ pub const CATALOGUE: &[OpInfo] = &[
     op("true_divide", Binary, TrueDivide, INEXACT),
     op("floor_divide", Binary, Join, REAL_NUMBERS),
     op("remainder", Binary, Join, REAL_NUMBERS),
-    op("power", Binary, Join, REAL_NUMBERS),
+    op("power", Binary, Join, NUMBERS),
     op("maximum", Binary, Join, ANY),
     op("minimum", Binary, Join, ANY),
     op("equal", Binary, Compare, ANY),

@@ -43,9 +43,9 @@ const EXTENSIONS: &[(&str, &str)] = &[
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
         BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
-        ComplexDivide, ComplexNegative, ComplexOrder, DivisionByZero, Float8Conversion,
-        FloatFloorDivide, IntComparison, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
-        Subnormals, WhereScalars, ZeroSign, ZeroTies,
+        ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower,
+        DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, PythonInt,
+        ScalarOverArray, ScalarPrecision, Semantics, Subnormals, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -69,7 +69,9 @@ fn kernel_conventions_are_generated() {
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,
             complex_divide: ComplexDivide::Smith,
+            complex_multiply: ComplexMultiply::Vectors,
             bool_multiply: BoolMultiply::Product,
+            complex_power: ComplexPower::Torch,
             broadcast_divisor: BroadcastDivisor::Divide,
         }
     );
@@ -85,6 +87,12 @@ fn kernel_conventions_are_generated() {
         torch.kinds(OpId::of("add")).describe(),
         "bool, integer, float, complex"
     );
+    assert_eq!(
+        torch.kinds(OpId::of("power")).describe(),
+        "integer, float, complex"
+    );
+    let jax = typejoin::policy("jax").unwrap();
+    assert_eq!(jax.kinds(OpId::of("power")).describe(), "integer, float");
     assert_eq!(
         torch
             .operand_kinds(OpId::of("subtract"))

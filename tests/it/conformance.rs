@@ -26,6 +26,7 @@ fn ieee(policy: &Generated) -> Generated {
             subnormals: op::Subnormals::Keep,
             complex_order: op::ComplexOrder::NumPy,
             complex_divide: op::ComplexDivide::Smith,
+            complex_multiply: op::ComplexMultiply::Fused,
             bool_multiply: op::BoolMultiply::Product,
             clip_composition: op::ClipComposition::Joined,
             broadcast_divisor: op::BroadcastDivisor::Divide,
@@ -803,19 +804,15 @@ fn every_library_flushes_subnormals_as_measured() {
 /// Python numbers on either side with their edge values), run by the `numpy` policy generated
 /// from observed/numpy_result_type.json. Every case answers as NumPy does (the dtype, every
 /// bit, or the kind of error) except the differences counted here by class, which
-/// docs/kernels.md lists: the kernels have no complex `power` (complex `clip` follows NumPy's
-/// loop: 42 cases that differed before it); `np.clip` of mixed ml_dtypes operands takes
+/// docs/kernels.md lists (complex `clip` follows NumPy's loop and complex `power` is `npy_cpow`:
+/// 42 and 34 cases that differed before them); `np.clip` of mixed ml_dtypes operands takes
 /// NumPy's legacy loop search, which the n-ary rule does not model (two of them complex); float `power` rounds `pow` in double once more where NumPy calls
 /// `powf`; a float cast to uint4 saturates where ml_dtypes wraps; ml_dtypes refuses a Python
 /// int past int64.
 #[test]
 fn every_numpy_case_is_bit_exact_but_the_known_differences() {
     let differ = known_differences("numpy", "numpy", 3000, |c, _, want, got| {
-        let complex = want["dtype"]
-            .as_str()
-            .is_some_and(|d| d.starts_with("complex"));
         match (c["op"].as_str().unwrap(), kind(want), kind(got)) {
-            ("power", None, Some(_)) if complex => "complex power",
             ("clip", ..) => "clip's legacy loop search",
             ("power", None, None) => "float power rounded twice",
             (_, None, None) => "float cast to uint4",
@@ -824,7 +821,6 @@ fn every_numpy_case_is_bit_exact_but_the_known_differences() {
         }
     });
     let want: std::collections::BTreeMap<&str, usize> = [
-        ("complex power", 34),
         ("clip's legacy loop search", 39),
         ("float power rounded twice", 14),
         ("float cast to uint4", 2),
@@ -966,4 +962,183 @@ fn jax_complex_division_is_xlas() {
 fn every_jax_fuzz_case_is_bit_exact() {
     let differ = known_differences("jax", "jax_fuzz", 2000, |_, _, _, _| "differ");
     assert_eq!(differ, [].into_iter().collect());
+}
+
+/// Complex `power` measured live on NumPy 2.4.6 by `scripts/oracle_complex.py numpy power 5`:
+/// per complex dtype, 401 random pairs of arrays, 401 bases to integer exponents in
+/// [−120, 120], 401 bases to each of 14 Python exponents and five short pairs (12,866 powers,
+/// their parts ±0, ±inf, NaN, subnormals and the largest values among them).
+/// `npy_cpow` then glibc's `cpow` (`complex_power = "numpy"`) gives every one bit for bit.
+#[test]
+fn numpy_complex_powers_are_npy_cpow() {
+    let differ = known_differences("numpy", "numpy_complex_power", 42, |_, _, _, _| "differ");
+    assert_eq!(differ, [].into_iter().collect());
+}
+
+/// The class of a recorded complex `power` case of torch by its exponent: a Python number
+/// PyTorch divides by (−1, −2, −0.5), or any other.
+fn torch_power_class(case: &Value) -> &'static str {
+    match case["args"][1]["value"].as_f64() {
+        Some(e) if [-1.0, -2.0, -0.5].contains(&e) => "divides",
+        _ => "other",
+    }
+}
+
+/// The same measured on torch 2.15 (`scripts/oracle_complex.py torch power 6`). glibc's `cpow`,
+/// with PyTorch's own kernels for Python exponents 0, 1, 2, 3, 0.5 and the schoolbook products
+/// of its vector loop (`complex_power = "torch"`, `complex_multiply = "vectors"`), gives every
+/// case whose exponent does not divide; of the six that divide (−1, −2, −0.5 per dtype), a few
+/// elements each differ where PyTorch's vector loop divides through an approximate reciprocal
+/// (`_mm512_rcp14_pd`), not modelled. NumPy's `npy_cpow`, or fused products everywhere, would
+/// miss more.
+#[test]
+fn torch_complex_powers_are_cpow_and_its_kernels() {
+    let torch = typejoin::policy("torch").unwrap();
+    let differ = known_differences_of(torch, "torch_complex_power", 42, |c, _, _, _| {
+        torch_power_class(c)
+    });
+    assert_eq!(differ, [("divides", 6)].into_iter().collect());
+    let with = |semantics| Generated {
+        semantics,
+        ..*torch
+    };
+    let numpy = with(typejoin::op::Semantics {
+        complex_power: typejoin::op::ComplexPower::Numpy,
+        ..torch.semantics
+    });
+    let differ = known_differences_of(&numpy, "torch_complex_power", 42, |c, _, _, _| {
+        torch_power_class(c)
+    });
+    assert_eq!(
+        differ,
+        [("divides", 6), ("other", 19)].into_iter().collect()
+    );
+    let fused = with(typejoin::op::Semantics {
+        complex_multiply: typejoin::op::ComplexMultiply::Fused,
+        ..torch.semantics
+    });
+    let differ = known_differences_of(&fused, "torch_complex_power", 42, |c, _, _, _| {
+        torch_power_class(c)
+    });
+    assert_eq!(differ, [("divides", 6), ("other", 6)].into_iter().collect());
+}
+
+/// `torch.true_divide` of complex arrays (`scripts/oracle_complex.py torch true_divide 7`): the
+/// two 401-element pairs differ in 7 and 15 elements, where the vector loop divides through an
+/// approximate reciprocal (not modelled); the short pairs (1–6 elements) and every division by
+/// a Python number are exact.
+#[test]
+fn torch_complex_quotients_differ_only_in_the_vector_loop() {
+    let differ =
+        known_differences(
+            "torch",
+            "torch_complex_true_divide",
+            42,
+            |c, _, _, _| match c["args"][1]["shape"][0].as_u64() {
+                Some(401) => "vector loop",
+                _ => "other",
+            },
+        );
+    assert_eq!(differ, [("vector loop", 2)].into_iter().collect());
+}
+
+/// Whether every element where `want` and `got` differ has a subnormal part in an operand of
+/// `case` (complex64 or complex128 arrays, or a Python number second).
+fn differs_only_at_subnormal_operands(case: &Value, want: &Value, got: &Value) -> bool {
+    let wide = want["dtype"] == "complex128";
+    let subnormal = |b: u64| match wide {
+        true => b & 0x7ff0_0000_0000_0000 == 0 && b & 0x000f_ffff_ffff_ffff != 0,
+        false => b & 0x7f80_0000 == 0 && b & 0x007f_ffff != 0,
+    };
+    let parts = |arg: &Value, i: usize| -> Vec<u64> {
+        match arg["bits"].as_array() {
+            Some(v) => v[if v.len() > 1 { i } else { 0 }]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_u64().unwrap())
+                .collect(),
+            None => vec![],
+        }
+    };
+    let (w, g) = (want["bits"].as_array(), got["bits"].as_array());
+    let (Some(w), Some(g)) = (w, g) else {
+        return false;
+    };
+    w.iter().zip(g).enumerate().all(|(i, (p, q))| {
+        p == q
+            || [&case["args"][0], &case["args"][1]]
+                .iter()
+                .any(|arg| parts(arg, i).into_iter().any(subnormal))
+    })
+}
+
+/// `tf.pow` of complex arrays on TensorFlow 2.21 (`scripts/oracle_complex.py tensorflow power
+/// 8`): glibc's `cpow` under the DAZ and FTZ bits (`complex_power = "cpow"`, computed in numbers
+/// flushed at every step) gives every element but those with a subnormal operand part: glibc's
+/// functions read such a part's bits where the arithmetic reads it as zero; typejoin reads it as
+/// zero throughout (78 of 12,465 elements, in 27 cases).
+#[test]
+fn tensorflow_complex_powers_are_cpow_but_at_subnormal_operands() {
+    let differ = known_differences(
+        "tensorflow",
+        "tensorflow_complex_power",
+        41,
+        |c, _, w, g| match differs_only_at_subnormal_operands(c, w, g) {
+            true => "a subnormal operand part",
+            false => "other",
+        },
+    );
+    assert_eq!(
+        differ,
+        [("a subnormal operand part", 27)].into_iter().collect()
+    );
+}
+
+/// `tf.math.truediv` of complex arrays (`scripts/oracle_complex.py tensorflow true_divide 9`):
+/// Eigen's `pdiv_complex` in the 32-byte packets of the flattened result, Smith's in the rest
+/// (`complex_divide = "eigen"`) gives every quotient bit for bit; NumPy's Smith's does not.
+#[test]
+fn tensorflow_complex_quotients_are_eigens() {
+    let tf = typejoin::policy("tensorflow").unwrap();
+    let none = known_differences_of(tf, "tensorflow_complex_true_divide", 41, |_, _, _, _| "d");
+    assert_eq!(none, [].into_iter().collect());
+    let smith = Generated {
+        semantics: typejoin::op::Semantics {
+            complex_divide: typejoin::op::ComplexDivide::Smith,
+            ..tf.semantics
+        },
+        ..*tf
+    };
+    let differ = known_differences_of(
+        &smith,
+        "tensorflow_complex_true_divide",
+        41,
+        |_, _, _, _| "differ",
+    );
+    assert_eq!(differ, [("differ", 26)].into_iter().collect());
+}
+
+/// `jnp.true_divide(b, False)` of a bool array `b` (16 elements, alternately true and false),
+/// measured on jax 0.10.2 (x64, CPU; found by `scripts/fuzz_libraries.py jax --seed 99608`):
+/// XLA divides by the broadcast zero as `convert(b) · (1 / 0)` and then makes that product a
+/// select, so the quotient is inf where `b` is true and +0 where it is false, not NaN.
+#[test]
+fn jax_bool_over_a_broadcast_divisor_is_a_select() {
+    let jax = typejoin::policy("jax").unwrap();
+    let bits: Vec<u8> = (0..16).map(|i| (i % 2 == 0) as u8).collect();
+    let line = serde_json::json!({"id": 0, "op": "true_divide", "args": [
+        {"dtype": "bool", "shape": [16], "bits": bits},
+        {"scalar": "bool", "value": false}]})
+    .to_string();
+    let got: Value = serde_json::from_str(&run_line(jax, &line, Limits::default())).unwrap();
+    let want: Vec<u32> = (0..16)
+        .map(|i| if i % 2 == 0 { 0x7f80_0000 } else { 0 })
+        .collect();
+    assert_eq!(got["dtype"], "float32");
+    assert_eq!(got["bits"], serde_json::json!(want));
+    // Without XLA's rewrites (the IEEE conventions), false / false is 0 / 0, NaN.
+    let ieee = ieee(jax);
+    let got: Value = serde_json::from_str(&run_line(&ieee, &line, Limits::default())).unwrap();
+    assert_eq!(got["bits"][1], 0x7fc0_0000u32);
 }

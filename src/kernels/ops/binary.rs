@@ -4,7 +4,8 @@
 
 use super::accept::{accepts_operands, canonical_arg};
 use super::astype::{astype, c10_into};
-use super::complex::complex_alpha;
+use super::cmath;
+use super::complex::{complex_alpha, schoolbook_vectors};
 use super::dispatch::{run_binary, run_opmath};
 use super::flush;
 use super::input::Input;
@@ -18,6 +19,9 @@ use crate::kernels::array::Data;
 use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::ComplexAdd;
+use crate::numeric::op::ComplexDivide;
+use crate::numeric::op::ComplexMultiply;
+use crate::numeric::op::ComplexPower;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::FloatFloorDivide;
 use crate::numeric::op::ScalarOverArray;
@@ -139,6 +143,18 @@ fn compute_ieee(
         }
         _ => {}
     }
+    if op == Op::Power && compute.is_complex() {
+        return complex_power(policy, compute, (a, x), (b, y), out);
+    }
+    if op == Op::TrueDivide
+        && matches!(compute, DType::Complex64 | DType::Complex128)
+        && out.dtype == compute
+        && policy.semantics.complex_divide == ComplexDivide::Eigen
+    {
+        let flush = policy.semantics.subnormals == Subnormals::Flush;
+        let r = cmath::divide_in_packets(compute, x, y, &out.shape.clone(), flush);
+        return out.data.assign(r.data);
+    }
     // PyTorch computes a float8 result in float32 (its operands, already float8, widen
     // exactly) and converts it by c10 (`Float8Conversion::C10`).
     if policy.semantics.float8_conversion == Float8Conversion::C10
@@ -199,6 +215,96 @@ fn compute_ieee(
     if matches!(op, Op::Maximum | Op::Minimum) && out.dtype == compute {
         settle_zero_ties(op, policy.semantics.zero_ties, (a, x), (b, y), out);
     }
+    if op == Op::Multiply
+        && matches!(compute, DType::Complex64 | DType::Complex128)
+        && out.dtype == compute
+        && policy.semantics.complex_multiply == ComplexMultiply::Vectors
+    {
+        // PyTorch's CPU loops, on AVX-512: 64-byte vectors (4 complex128, 8 complex64).
+        let row = inner_row(&out.shape, [a.shape(), b.shape()]);
+        let vector = if compute == DType::Complex64 { 8 } else { 4 };
+        schoolbook_vectors(x, y, row, vector, out);
+    }
+}
+
+/// `power` in complex64 or complex128 by the policy's `complex_power`: NumPy's `npy_cpow`, or
+/// PyTorch's `pow`, whose Python-number exponents 0, 1, 2, 3, −1, −2, 0.5 and −0.5 are the
+/// policy's own products, quotients and `csqrt` (`pow_tensor_scalar`), every other pair glibc's
+/// `cpow`.
+fn complex_power(
+    policy: &Generated,
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
+    let rule = policy.semantics.complex_power;
+    let special = match b {
+        Arg::Scalar(s) if rule == ComplexPower::Torch => match s.as_complex() {
+            (re, 0.0) => [0.0, 1.0, 2.0, 3.0, -1.0, -2.0, 0.5, -0.5]
+                .into_iter()
+                .find(|&e| e == re),
+            _ => None,
+        },
+        _ => None,
+    };
+    let shape = out.shape.clone();
+    let Some(e) = special else {
+        let flush = policy.semantics.subnormals == Subnormals::Flush;
+        return out
+            .data
+            .assign(cmath::power(rule, compute, x, y, &shape, flush).data);
+    };
+    // `1` in the result dtype, the dividend of PyTorch's reciprocals.
+    let one = Array::from_bits(DType::Float64, vec![], &[[1.0f64.to_bits(), 0]]);
+    let one = astype(&one.expect("a scalar"), compute);
+    let one_in = Input {
+        array: std::borrow::Cow::Borrowed(&one),
+        splat: true,
+    };
+    let one_arg = Arg::Array(one.clone());
+    let run = |op: Op, (p, xp): (&Arg, &Input), (q, yq): (&Arg, &Input)| {
+        let mut r = Array::zeroed(compute, shape.clone());
+        compute_ieee(policy, op, compute, (p, xp), (q, yq), &mut r);
+        Arg::Array(r)
+    };
+    fn as_input(r: &Arg) -> Input<'_> {
+        let Arg::Array(r) = r else {
+            unreachable!("an array")
+        };
+        Input {
+            array: std::borrow::Cow::Borrowed(r),
+            splat: false,
+        }
+    }
+    let square = || run(Op::Multiply, (a, x), (a, x));
+    let result = match e {
+        0.0 => Arg::Array(expand(&one, &shape)),
+        1.0 => Arg::Array(cmath::convert(compute, x, &shape)),
+        2.0 => square(),
+        3.0 => {
+            let sq = square();
+            run(Op::Multiply, (&sq, &as_input(&sq)), (a, x))
+        }
+        -1.0 => run(Op::TrueDivide, (&one_arg, &one_in), (a, x)),
+        -2.0 => {
+            let sq = square();
+            run(Op::TrueDivide, (&one_arg, &one_in), (&sq, &as_input(&sq)))
+        }
+        0.5 => Arg::Array(cmath::sqrt(compute, x, &shape)),
+        _ => {
+            let root = Arg::Array(cmath::sqrt(compute, x, &shape));
+            run(
+                Op::TrueDivide,
+                (&one_arg, &one_in),
+                (&root, &as_input(&root)),
+            )
+        }
+    };
+    let Arg::Array(r) = result else {
+        unreachable!("an array")
+    };
+    out.data.assign(r.data);
 }
 
 /// An operand compared by its value.

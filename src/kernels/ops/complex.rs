@@ -367,6 +367,28 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
     Array::from_bits(c, shape, &bits).expect("the result's shape")
 }
 
+/// `x · y` in complex64 or complex128 rewritten as the schoolbook product `(a·c − b·d) +
+/// (a·d + b·c)·i` where PyTorch's vector loop computes it (`ComplexMultiply::Vectors`): the
+/// flattened result as rows of `row` elements, each run in vectors of `vector` elements, the
+/// tail of each row left as the kernels computed it (fused, PyTorch's scalar loop).
+pub(super) fn schoolbook_vectors(x: &Input, y: &Input, row: usize, vector: usize, out: &mut Array) {
+    let c = out.dtype;
+    let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c);
+    for k in 0..out.len() {
+        if k % row >= row - row % vector {
+            continue;
+        }
+        let ((a, b), (p, q)) = (at(x, k), at(y, k));
+        let bits = if c == DType::Complex64 {
+            let [a, b, p, q] = [a, b, p, q].map(|v| v as f32);
+            [canon32(a * p - b * q) as u64, canon32(a * q + b * p) as u64]
+        } else {
+            [canon64(a * p - b * q), canon64(a * q + b * p)]
+        };
+        out.set_bits(k, bits);
+    }
+}
+
 /// NumPy's complex `clip` (the generic loop of its `clip` ufunc, `_NPY_CLIP`):
 /// `MIN(MAX(x, lo), hi)`, where `MAX(a, b)` is `a` when a part of `a` is NaN or `a > b`, else
 /// `b`, and `MIN` likewise with `<`; `>` compares the real parts, or the imaginary ones where

@@ -17,6 +17,7 @@ mod accept;
 mod apply;
 mod astype;
 mod binary;
+mod cmath;
 mod complex;
 mod dispatch;
 mod flush;
@@ -262,9 +263,9 @@ mod tests {
         Op::Minimum,
     ];
 
-    /// The catalogue's accepted kinds are what the kernels do: an op on two arrays of one
-    /// dtype is refused as unsupported exactly when the catalogue does not accept the dtype's
-    /// kind (true_divide: the kind of the float it computes in; floor_divide of bools: of the
+    /// The policy's accepted kinds (the catalogue's, or its `[ops.X] kinds`) are what the
+    /// kernels do: an op on two arrays of one dtype is refused as unsupported exactly when the
+    /// policy does not accept the dtype's kind (true_divide: the kind of the float it computes in; floor_divide of bools: of the
     /// policy's `bool_result`).
     #[test]
     fn accepted_kinds_are_the_kernels() {
@@ -288,7 +289,7 @@ mod tests {
                 let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
                 assert_eq!(
                     unsupported,
-                    !op.info().kinds.accepts(compute.kind()),
+                    !jax().kinds(op.id()).accepts(compute.kind()),
                     "{name} on {d:?}: {:?}",
                     got.err()
                 );
@@ -299,7 +300,7 @@ mod tests {
                 let unsupported = matches!(&got, Err(e) if e.kind == ErrorKind::Unsupported);
                 assert_eq!(
                     unsupported,
-                    !op.info().kinds.accepts(d.kind()),
+                    !jax().kinds(op.id()).accepts(d.kind()),
                     "{name} on {d:?}"
                 );
                 refused += usize::from(unsupported);

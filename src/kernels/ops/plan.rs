@@ -158,6 +158,15 @@ pub(super) fn plan<'a>(
             );
         }
     }
+    if op == Op::Power && matches!(compute, DType::Complex32 | DType::BComplex32) {
+        return err(
+            ErrorKind::Unsupported,
+            format!(
+                "power is not defined for {} (PyTorch: \"pow\" not implemented for 'ComplexHalf')",
+                compute.name()
+            ),
+        );
+    }
     let out_dtype = if op.is_comparison() {
         DType::Bool
     } else {

@@ -165,6 +165,16 @@ impl Scalar {
             Scalar::Complex(..) => ScalarKind::Complex,
         }
     }
+
+    /// The scalar's value as a complex number of f64 parts (an int past 2⁵³ rounded).
+    pub(super) fn as_complex(self) -> (f64, f64) {
+        match self {
+            Scalar::Bool(b) => (b as u8 as f64, 0.0),
+            Scalar::Int(i) => (i as f64, 0.0),
+            Scalar::Float(f) => (f, 0.0),
+            Scalar::Complex(re, im) => (re, im),
+        }
+    }
 }
 
 /// An operand: an array or a weak scalar.

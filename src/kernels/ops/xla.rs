@@ -65,7 +65,16 @@ pub(super) fn compute(
         Op::TrueDivide
             if real && broadcast && s.broadcast_divisor == BroadcastDivisor::Reciprocal =>
         {
-            real_elementwise(compute, (x, y), flush, out, reciprocal_times);
+            // `convert(b) · (1 / y)` of a bool dividend `b` is then a select too
+            // (`bool_multiply = "select"`): `bool / False` is +0 where `b` is false, not NaN.
+            let one = Arg::Scalar(Scalar::Float(1.0));
+            let select = selects(policy, Op::Multiply, compute, (a, &one), &out.shape) == Some(0);
+            real_elementwise(compute, (x, y), flush, out, |step, p, q| {
+                match select && p == 0.0 {
+                    true => 0.0,
+                    false => reciprocal_times(step, p, q),
+                }
+            });
         }
         // The operand chosen keeps its subnormal parts (`plan` read them so).
         Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual | Op::Maximum | Op::Minimum
