@@ -8,7 +8,7 @@
 //! platform's libm, which Rust's float methods call on Linux: the same glibc functions the
 //! libraries' own `cpow` calls, so the values agree bit for bit where the libm does.
 
-use super::complex::{Float, complex_at};
+use super::complex::{Float, complex_at, npy_cdiv};
 use super::input::Input;
 use super::lanes::{canon32, canon64};
 use crate::kernels::array::Array;
@@ -503,24 +503,6 @@ pub(super) fn csqrt<F: Libm>((mut re, mut im): C<F>) -> C<F> {
 /// NumPy's `cmul` (`npy_math_complex.c.src`): the schoolbook product, no fused multiply-adds.
 fn npy_cmul<F: Libm>((ar, ai): C<F>, (br, bi): C<F>) -> C<F> {
     (ar * br - ai * bi, ar * bi + ai * br)
-}
-
-/// NumPy's `cdiv`: Smith's algorithm times the denominator's reciprocal.
-pub(super) fn npy_cdiv<F: Libm>((ar, ai): C<F>, (br, bi): C<F>) -> C<F> {
-    let (abs_br, abs_bi) = (br.abs(), bi.abs());
-    if abs_br >= abs_bi {
-        if abs_br == F::ZERO && abs_bi == F::ZERO {
-            (ar / abs_br, ai / abs_bi)
-        } else {
-            let rat = bi / br;
-            let scl = F::ONE / (br + bi * rat);
-            ((ar + ai * rat) * scl, (ai - ar * rat) * scl)
-        }
-    } else {
-        let rat = br / bi;
-        let scl = F::ONE / (bi + br * rat);
-        ((ar * rat + ai) * scl, (ai * rat - ar) * scl)
-    }
 }
 
 /// NumPy's `npy_cpow`: `x⁰` is 1; a zero base gives 0 for an exponent of positive real part,

@@ -65,23 +65,7 @@ pub(super) fn complex_op<F: Float>(
         Op::Subtract => (ar - br, ai - bi),
         // As NumPy's SIMD loops: fused multiply-adds (measured bit for bit on complex64).
         Op::Multiply => (ar.mul_add(br, (ai * bi).neg()), ar.mul_add(bi, ai * br)),
-        Op::TrueDivide => {
-            // NumPy's (Smith's) algorithm.
-            let (babs_r, babs_i) = (br.abs(), bi.abs());
-            if babs_r >= babs_i {
-                if babs_r == F::ZERO && babs_i == F::ZERO {
-                    (ar / babs_r, ai / babs_r)
-                } else {
-                    let rat = bi / br;
-                    let scl = F::ONE / (br + bi * rat);
-                    ((ar + ai * rat) * scl, (ai - ar * rat) * scl)
-                }
-            } else {
-                let rat = br / bi;
-                let scl = F::ONE / (bi + br * rat);
-                ((ar * rat + ai) * scl, (ai * rat - ar) * scl)
-            }
-        }
+        Op::TrueDivide => npy_cdiv((ar, ai), (br, bi)),
         Op::Maximum | Op::Minimum => {
             let (x, y) = ((ar.f64(), ai.f64()), (br.f64(), bi.f64()));
             let keep_first = ar.is_nan()
@@ -106,6 +90,25 @@ pub(super) fn complex_op<F: Float>(
             });
         }
     })
+}
+
+/// NumPy's complex division (its loops and `npy_math`'s `cdiv`): Smith's algorithm, the ratio
+/// of the divisor's smaller part to its larger, times the reciprocal of the denominator.
+pub(super) fn npy_cdiv<F: Float>((ar, ai): (F, F), (br, bi): (F, F)) -> (F, F) {
+    let (abs_br, abs_bi) = (br.abs(), bi.abs());
+    if abs_br >= abs_bi {
+        if abs_br == F::ZERO && abs_bi == F::ZERO {
+            (ar / abs_br, ai / abs_bi)
+        } else {
+            let rat = bi / br;
+            let scl = F::ONE / (br + bi * rat);
+            ((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+        }
+    } else {
+        let rat = br / bi;
+        let scl = F::ONE / (bi + br * rat);
+        ((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+    }
 }
 
 /// The float arithmetic complex ops need, for f32 and f64.
