@@ -7,15 +7,17 @@ has the library (build the binary first: cargo build --release):
     scripts/fuzz_libraries.py torch|tensorflow|jax|numpy [--seed S] [--cases N] [--bin PATH]
                               [--record STEM] [--catalogue] [--safe] [--focus D1,D2]
 
-Cases: every binary op of the runner and `clip`, every dtype pairing of the library's kernel
+Cases: every binary op of the runner, `clip`, `where` (a bool array condition), `sum` (whole,
+or along a random axis) and `astype` (to each of the library's dtypes), every dtype pairing of the library's kernel
 dtypes, operands dimensioned (shapes of 1 to 40 elements, broadcasting), zero-dim or Python
 numbers (edge values: ±0, ±inf, NaN, subnormals, integer limits, Python ints past 64 bits);
 the op called as a user calls it (scripts/oracle_torch.py and oracle_tensorflow.py: `torch.add(a,
 b)`, a Python number first through the operator; `tf.add`, `tnp.less`, `tf.clip_by_value`
 under NumPy behaviour; `jnp.add(a, b)`, `jnp.clip(x, min=lo, max=hi)` with x64 on the CPU,
 scripts/fuzz_adapter_jax.py; `np.add(a, b)`, `np.clip(x, lo, hi)` with ml_dtypes' types,
-scripts/fuzz_adapter_numpy.py). A case differs when the result dtype, a value (NaN payloads
-aside: both sides are canonical) or the raising differs.
+scripts/fuzz_adapter_numpy.py). A case differs when the result dtype, a value or the raising
+differs; a value that is a NaN on both sides (of another sign or payload) is the class
+`NaN payload`.
 
 Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
 value is classified by place: the differing element is run again alone (a one-element tensor:
@@ -88,6 +90,17 @@ else:
     name_of = lambda d: d.name  # noqa: E731
     dims = lambda t: t.shape.rank  # noqa: E731
     version = tf.__version__
+# `where`, `sum` and `astype` as a user calls each (a zero-dim result of `np.sum` as an array).
+if args.library == "torch":
+    where_fn, astype_fn = torch.where, lambda x, d: x.to(lib.T[d])
+    sum_fn = lambda x, axis=None: torch.sum(x) if axis is None else torch.sum(x, dim=axis)  # noqa: E731
+elif args.library == "tensorflow":
+    where_fn, astype_fn = lib.tnp.where, lambda x, d: tf.cast(x, lib.T[d])
+    sum_fn = lambda x, axis=None: tf.reduce_sum(x, axis=axis)  # noqa: E731
+else:
+    xp = lib.jnp if args.library == "jax" else __import__("numpy")
+    where_fn, astype_fn = xp.where, lambda x, d: x.astype(lib.dt(d))
+    sum_fn = lambda x, axis=None: xp.asarray(xp.sum(x, axis=axis))  # noqa: E731
 rng = random.Random(seed)
 FOCUS = args.focus.split(",") if args.focus else []
 if any(n not in lib.ALL for n in FOCUS):
@@ -116,9 +129,21 @@ def operand(name, shape):
 
 
 def draw():
-    """One random case: (op, operands, call)."""
-    op = rng.choice(list(lib.BINARY) + ["clip"])
-    names = [rng.choice(lib.ALL) for _ in range(3 if op == "clip" else 2)]
+    """One random case: (op, operands, call, the case's other keys)."""
+    op = rng.choice(list(lib.BINARY) + ["clip", "where", "sum", "astype"])
+    if op in ("sum", "astype"):
+        name = rng.choice(FOCUS or lib.ALL)
+        x = operand(name, rng.choice(SHAPES))
+        if op == "astype":
+            to = rng.choice(lib.ALL)
+            return op, [x], lambda: astype_fn(x, to), {"dtype": to}
+        rank = dims(x)
+        axis = rng.choice([None, None] + list(range(rank)))
+        extra = {} if axis is None else {"axis": axis}
+        return op, [x], lambda: sum_fn(x, axis), extra
+    names = [rng.choice(lib.ALL) for _ in range(3 if op in ("clip", "where") else 2)]
+    if op == "where":
+        names[0] = "bool"  # the condition
     if FOCUS:
         names[0] = rng.choice(FOCUS)
         if op != "clip":  # clip's focused operand is the clipped one
@@ -134,23 +159,27 @@ def draw():
         shapes = [rng.choice(SHAPES)] + [()] * (len(names) - 1)
     else:
         shapes = [rng.choice(SHAPES)] + [None] * (len(names) - 1)
-        if rng.random() < 0.3 and op != "clip":
+        if rng.random() < 0.3 and op not in ("clip", "where"):
             shapes.reverse()  # a Python number first
+    if op == "where" and shapes[0] is None:
+        shapes[0] = shapes[1] if shapes[1] is not None else rng.choice(SHAPES)  # a bool array
     xs = [operand(n, s) for n, s in zip(names, shapes)]
     if op == "clip":
-        return op, xs, lambda: clip_fn(*xs)
+        return op, xs, lambda: clip_fn(*xs), {}
+    if op == "where":
+        return op, xs, lambda: where_fn(*xs), {}
     if args.library == "numpy":
         fn = lib.BINARY[op]
-        return op, xs, lambda: lib.call(fn, *xs)
+        return op, xs, lambda: lib.call(fn, *xs), {}
     if args.library in ("tensorflow", "jax"):
         fn = lib.BINARY[op]
-        return op, xs, lambda: fn(*xs)
+        return op, xs, lambda: fn(*xs), {}
     if op in ("maximum", "minimum") and None in shapes:
         return None  # torch.maximum takes tensors only: a user has no such call
     fn, operator = lib.BINARY[op]
     if not isinstance(xs[0], Tensor):
-        return op, xs, lambda: operator(*xs)
-    return op, xs, lambda: fn(*xs)
+        return op, xs, lambda: operator(*xs), {}
+    return op, xs, lambda: fn(*xs), {}
 
 
 def answer(call):
@@ -172,7 +201,7 @@ def signature(xs):
 def place(op, xs, index):
     """'place-dependent' when the differing element alone and at a 64-element block's head
     answer differently in the library."""
-    if op == "clip" or args.library != "torch":
+    if op not in lib.BINARY or args.library != "torch":
         return ""
     shape = torch.broadcast_shapes(*[x.shape for x in xs if isinstance(x, torch.Tensor)])
     elems = []
@@ -197,7 +226,7 @@ def cause(op, xs, index, got):
     """JAX (XLA on the CPU): why a value differs at `index`, where the cause is one of XLA's
     known ones: a subnormal operand element or result flushed to zero, or a complex
     maximum/minimum of a NaN (which XLA does not propagate); else ''."""
-    if args.library != "jax":
+    if args.library != "jax" or op in ("sum", "astype"):
         return ""
     import numpy as np
 
@@ -242,16 +271,38 @@ def cause(op, xs, index, got):
     return ""
 
 
+def nan_only(want, got):
+    """Whether every element that differs is a NaN on both sides (a NaN's sign or payload: the
+    library's answers are canonical NaNs, the runner keeps what a cast produces)."""
+    import ml_dtypes  # noqa: F401 (its dtypes by name)
+    import numpy as np
+
+    name = want["dtype"]
+    if name == "bool" or "int" in name:
+        return False
+    complex_ = name.startswith(("complex", "bcomplex"))
+    part = {"complex64": "float32", "complex128": "float64", "complex32": "float16",
+            "bcomplex32": "bfloat16"}.get(name, name)
+    d = np.dtype(getattr(ml_dtypes, part, None) or part)
+    unit = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[d.itemsize]
+
+    def nan(bits):
+        v = np.array(bits if complex_ else [bits], dtype=unit).view(d).astype(np.float64)
+        return bool(np.isnan(v).any())
+
+    return all(nan(a) and nan(b) for a, b in zip(want["bits"], got["bits"]) if a != b)
+
+
 def main():
     cases, expected, calls = [], [], []
     while len(cases) < args.cases:
         drawn = draw()
         if drawn is None:
             continue
-        op, xs, call = drawn
+        op, xs, call, extra = drawn
         want = answer(call)
         cid = len(cases)
-        cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]})
+        cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]} | extra)
         expected.append({"id": cid} | want)
         calls.append((op, xs))
     lines = "".join(json.dumps(c) + "\n" for c in cases)
@@ -272,7 +323,10 @@ def main():
             what, index = f"dtype: library {want['dtype']}, typejoin {got['dtype']}", None
         elif want["bits"] != got["bits"]:
             index = next(i for i, (a, b) in enumerate(zip(want["bits"], got["bits"])) if a != b)
-            what = "value " + (place(op, xs, index) or cause(op, xs, index, got))
+            if nan_only(want, got):
+                what = "NaN payload"
+            else:
+                what = "value " + (place(op, xs, index) or cause(op, xs, index, got))
         else:
             continue
         key = (op, what.strip(), signature(xs), want.get("dtype", ""))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measures complex `power` or `true_divide` live on NumPy (`np.power`, `np.true_divide`),
+"""Measures complex `power`, `true_divide` or `multiply` live on NumPy (`np.power`, `np.true_divide`),
 PyTorch (`torch.pow`, `torch.true_divide`) or TensorFlow (`tf.pow`, `tf.math.truediv`) and
 writes tests/data/kernels/<lib>_complex_<op>_cases.jsonl and _expected.jsonl (the `[kernels]`
 conventions `complex_power` and `complex_divide`, docs/kernels.md). Per complex dtype
@@ -8,11 +8,13 @@ tail); N bases over random integers in [-120, 120] (an array of the same complex
 imaginary parts: NumPy's power multiplies below 100); N bases with each Python number users
 write (0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, -7, 100, True, 1j, 2+0j, which PyTorch's power
 dispatches to kernels of its own; a call the library refuses is left out); and short pairs of
-1, 2, 3, 5 and 6 elements. Parts are drawn as a user's program draws them: a third from ±0, ±inf, NaN, ±1, subnormals, the largest
+1, 2, 3, 5 and 6 elements. `multiply` takes pairs of every length from 1 to 40 and of 47, 64,
+65, 100 and N elements instead (where a library's loops split a row into vectors, a scalar
+tail and pairs within it: `complex_multiply`). Parts are drawn as a user's program draws them: a third from ±0, ±inf, NaN, ±1, subnormals, the largest
 values, 2, 0.5; a third spread over 10^-40..10^40; a third uniform in [-10, 10]. NaN results
 are written as the dtype's positive quiet NaN. Usage, from the repository root:
 
-    scripts/oracle_complex.py numpy|torch|tensorflow power|true_divide [SEED] [N]
+    scripts/oracle_complex.py numpy|torch|tensorflow power|true_divide|multiply [SEED] [N]
 """
 import json
 import os
@@ -27,7 +29,7 @@ from oracle_common import scalar_json  # noqa: E402
 warnings.filterwarnings("ignore")
 lib = sys.argv[1] if len(sys.argv) > 1 else ""
 op = sys.argv[2] if len(sys.argv) > 2 else ""
-if lib not in ("numpy", "torch", "tensorflow") or op not in ("power", "true_divide"):
+if lib not in ("numpy", "torch", "tensorflow") or op not in ("power", "true_divide", "multiply"):
     sys.exit(__doc__)
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 n = int(sys.argv[4]) if len(sys.argv) > 4 else 401
@@ -76,7 +78,7 @@ else:
     version = tf.__version__
 
     def call(a, b):
-        fn = tf.pow if op == "power" else tf.math.truediv
+        fn = {"power": tf.pow, "true_divide": tf.math.truediv, "multiply": tf.multiply}[op]
         return fn(tf.constant(a), tf.constant(b) if isinstance(b, np.ndarray) else b).numpy()
 
 cases, expected = [], []
@@ -95,6 +97,8 @@ for ct, ft, ut in [(np.complex64, np.float32, np.uint32), (np.complex128, np.flo
     k.real, k.imag = rng.integers(-120, 121, n).astype(ft), 0
     pairs = [(base(), base()), (base(), k)] + [(base(), e) for e in EXPONENTS]
     pairs += [(base(m), base(m)) for m in (1, 2, 3, 5, 6)]
+    if op == "multiply":
+        pairs = [(base(m), base(m)) for m in [*range(1, 41), 47, 64, 65, 100, n]]
     for x, y in pairs:
         try:
             r = call(x, y)

@@ -82,6 +82,20 @@ pub struct Generated {
     pub sum_acc: &'static [u8],
     /// The n-ary rule.
     pub nary: Nary,
+    /// NumPy's legacy loop search, which the listed n-ary ops run where an operand's DType is
+    /// user-defined (a measured table's `kernels.search`; `None` for every other policy).
+    pub search: Option<LoopSearch>,
+}
+
+/// NumPy's legacy loop search (`linear_search_type_resolver`), which `np.clip` runs where an
+/// operand's DType is user-defined (ml_dtypes'): the first of the op's loops every operand
+/// casts to safely (`np.clip(bfloat16, bfloat16, bfloat16)` computes in float32).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopSearch {
+    /// Each op's loops, by node, in the library's order (`ufunc.types`).
+    pub ops: &'static [(OpId, &'static [u8])],
+    /// The loops each node casts to safely, by node.
+    pub safe: &'static [&'static [u8]],
 }
 
 /// An operand's place in the policy: an array's dtype, or a weak Python scalar.
@@ -321,6 +335,56 @@ impl Generated {
         self.concrete(j)
     }
 
+    /// Whether arrays of `d` are of a user-defined DType in the policy's library (NumPy's n-ary
+    /// classes: ml_dtypes' types).
+    pub fn user_dtype(&self, d: DType) -> bool {
+        use crate::policy::nary::NumpyClass;
+        let node = self.array_node[d.id()];
+        matches!(self.nary, Nary::Numpy(classes)
+            if node != UNDEFINED && matches!(classes[node as usize], NumpyClass::User { .. }))
+    }
+
+    /// The computation (and result) dtype of the n-ary `op` (`clip`) on `operands`: the loop
+    /// NumPy's legacy loop search finds where the policy's library runs one for `op` and an
+    /// operand's DType is user-defined (an ml_dtypes type), else [`Generated::nary_type`].
+    pub fn nary_op_type(&self, op: OpId, operands: &[Operand]) -> Result<DType, PromotionError> {
+        use crate::policy::nary::NumpyClass;
+        let (Some(search), Nary::Numpy(classes)) = (self.search, self.nary) else {
+            return self.nary_type(operands);
+        };
+        let Some((_, loops)) = search.ops.iter().find(|(o, _)| *o == op) else {
+            return self.nary_type(operands);
+        };
+        let nodes = operands
+            .iter()
+            .map(|&o| self.index(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !nodes
+            .iter()
+            .any(|&i| matches!(classes[i], NumpyClass::User { .. }))
+        {
+            return self.nary_type(operands);
+        }
+        let fits = |l: u8| nodes.iter().all(|&i| search.safe[i].contains(&l));
+        match loops.iter().find(|&&l| fits(l)) {
+            Some(&l) => self.concrete(l as usize),
+            None => {
+                let names: Vec<&str> = nodes.iter().map(|&i| self.dtypes[i]).collect();
+                Err(PromotionError(
+                    format!(
+                        "{} has no loop that {} all cast to safely in the {} policy's library \
+                         (NumPy's loop search raises UFuncNoLoopError); cast the operands to \
+                         one dtype first",
+                        op.name(),
+                        names.join(", "),
+                        self.name
+                    ),
+                    Failure::Refused,
+                ))
+            }
+        }
+    }
+
     /// The loop `op` computes `a` and `b` in, where the policy lists one (a measured
     /// library's): `Ok(None)` for a mixed loop, an error where the library has none.
     fn loop_of(
@@ -368,6 +432,24 @@ impl Generated {
     /// (`np.true_divide(int8, 300)` is 1/300 in float64, not an overflow of int8).
     pub fn measures(&self, op: OpId, a: Operand, b: Operand) -> bool {
         self.loop_of(op, a, b).is_some()
+    }
+
+    /// Whether the policy's library casts `from` to `to` (`astype`); the error names both where
+    /// it has no such cast (ml_dtypes registers none from float8_e8m0fnu to the other float8s).
+    pub fn cast_loop(&self, from: DType, to: DType) -> Result<(), PromotionError> {
+        match self.loop_of(OpId::ASTYPE, Operand::Array(from), Operand::Array(to)) {
+            Some(Err(e)) if e.1 == Failure::Refused => Err(PromotionError(
+                format!(
+                    "the {} policy's library has no cast from {} to {} (it raises TypeError); \
+                     cast through a dtype it converts both to and from, such as float32",
+                    self.name,
+                    from.name(),
+                    to.name()
+                ),
+                Failure::Refused,
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the policy's library has a kernel of `op` (unary, `clip`) computing in `d`;

@@ -183,8 +183,12 @@ NUMPY_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "r
 # (docs/lattices/conventions.md), as measured on NumPy 2.4.6: zero_ties by
 # scripts/oracle_zero_ties.py (float16 maximum/minimum keep the first of two zeros, and clip
 # with two zero-dim bounds); python_int_comparison by scripts/fuzz_libraries.py numpy
-# (`np.less(uint8, -1)` is False, `np.equal(int8, 300)` False, no OverflowError).
-NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact"}
+# (`np.less(uint8, -1)` is False, `np.equal(int8, 300)` False, no OverflowError);
+# intn_conversion by converting every float8/float16/bfloat16 pattern to ml_dtypes' int1–uint4
+# (`np.float32(300).astype(uint4)` is 12, `float8_e5m2(inf)` 15); clip_bounds by
+# scripts/fuzz_libraries.py numpy (`np.clip(uint8, -2**63, 2**64 - 1)` leaves every element).
+NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact",
+                     "intn_conversion": "wrap", "clip_bounds": "drop"}
 
 
 def numpy_kernels(dtypes, result):
@@ -245,10 +249,67 @@ def numpy_kernels(dtypes, result):
                     # ufunc has no loop for it (UFuncNoLoopError).
                     cells.setdefault(a, {})[b] = computes
         loops[op] = cells
+    # The casts `astype` refuses (ml_dtypes registers no cast between some of its types:
+    # float8_e8m0fnu to the other float8s, uint4 to int4).
+    refused = {}
+    for a, d in dtypes.items():
+        for b, e in dtypes.items():
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    np.zeros(1, d).astype(e)
+            except TypeError:
+                refused.setdefault(a, {})[b] = None
+    loops["astype"] = refused
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         acc = {n: name(np.sum(np.zeros(1, d)).dtype) for n, d in dtypes.items()}
-    return {"conventions": NUMPY_CONVENTIONS, "loops": loops, "sum": acc}
+    return {"conventions": NUMPY_CONVENTIONS, "loops": loops, "sum": acc,
+            "search": numpy_loop_search(dtypes, names, types, name)}
+
+
+def numpy_loop_search(dtypes, names, types, name):
+    """The legacy loop search NumPy's `clip` runs where an operand's DType is user-defined
+    (ml_dtypes' types): `PyUFunc_SimpleUniformOperationTypeResolver` then calls
+    `linear_search_type_resolver`, which takes the first loop of `ufunc.types` every operand
+    casts to safely (`np.clip(bfloat16, bfloat16, bfloat16)` computes in float32). The loops are
+    the table's dtypes in `ufunc.types` order, the safe casts `np.can_cast(a, loop, "safe")`,
+    and those of a Python number NumPy's `can_cast_pyscalar_scalar_to` (an int to every
+    integer, float and complex loop, a float to the float and complex ones, a complex to the
+    complex ones). The rule is checked against `ufunc.resolve_dtypes` on every triple of
+    operands: a loop of a dtype the table lacks (longdouble) is never the first that fits."""
+    import itertools
+
+    import numpy as np
+
+    ufunc = np._core.umath.clip
+    order = [name(np.dtype(t[0])) for t in ufunc.types]
+    loops = [n for n in dict.fromkeys(order) if n in dtypes]
+
+    def casts(a, loop):
+        to = dtypes[loop]
+        if a in dtypes or a == "b*":
+            return bool(np.can_cast(dtypes.get(a, np.dtype(bool)), to, "safe"))
+        return to.kind == "c" or (to.kind == "f" and a != "c*") or (to.kind in "iu" and a == "i*")
+
+    safe = {a: [loop for loop in loops if casts(a, loop)] for a in names}
+    user = {n for n, d in dtypes.items() if d.num >= 256}
+    for t in itertools.product(names, repeat=3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                got = ufunc.resolve_dtypes(tuple(types.get(a) or dtypes[a] for a in t) + (None,))
+                got = {name(d) for d in got}
+            except np._core._exceptions._UFuncNoLoopError:
+                got = set()
+            except np.exceptions.DTypePromotionError:
+                got = None
+        if not user.intersection(t):
+            continue
+        first = next((loop for loop in loops if all(loop in safe[a] for a in t)), None)
+        if got != ({first} if first else set()):
+            raise AssertionError(f"np.clip{t}: resolve_dtypes {got}, loop search {first}")
+    return {"ops": {"clip": loops}, "safe": safe}
 
 
 def dump_numpy_result_type():
@@ -308,7 +369,14 @@ def dump_numpy_result_type():
             "kernels.loops[op][a][b]: the dtype np.<op> computes A and B in (ufunc.resolve_dtypes, "
             "checked against a call on one-element arrays) where it is not result[a][b]; null: "
             "no loop; a list: a mixed loop's two input dtypes; the object loop NumPy compares two Python "
-            "ints in is written as their pair's dtype. kernels.sum[a]: np.sum's dtype. "
+            "ints in is written as their pair's dtype. kernels.loops.astype[a][b]: null where "
+            "a.astype(b) raises TypeError (no cast registered). kernels.sum[a]: np.sum's dtype. "
+            "kernels.search: the legacy loop search of the ops it lists (np.clip), which "
+            "NumPy runs where an operand's DType is user-defined (nary.classes `user`): the "
+            "first of the op's loops, in ufunc.types order, that every operand casts to "
+            "safely (safe[a]: np.can_cast(a, loop, 'safe'); a Python int every integer, "
+            "float and complex loop, a float every float and complex one, a complex every "
+            "complex one), checked against ufunc.resolve_dtypes on every triple. "
             "kernels.conventions: the reference kernels' [kernels] conventions NumPy answers "
             "differently from the default (docs/lattices/conventions.md).",
             f"NEP 50 weak-scalar semantics; {note}.",

@@ -148,7 +148,7 @@ pub static POLICY: Generated = Generated {
     ],
     // [canonical]: (dtype, what an array of it is promoted as)
     canonical: &[],
-    semantics: op::Semantics { python_int: op::PythonInt::Wrap, python_int_comparison: op::IntComparison::Operand, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, zero_ties: op::ZeroTies::Vectors, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes, clip_composition: op::ClipComposition::Joined, where_scalars: op::WhereScalars::Checked, float8_conversion: op::Float8Conversion::C10, subnormals: op::Subnormals::Keep, complex_order: op::ComplexOrder::NumPy, complex_divide: op::ComplexDivide::Smith, complex_multiply: op::ComplexMultiply::Vectors, bool_multiply: op::BoolMultiply::Product, complex_power: op::ComplexPower::Torch, broadcast_divisor: op::BroadcastDivisor::Divide, clip_mixed_bounds: op::ClipMixedBounds::Unsupported },
+    semantics: op::Semantics { python_int: op::PythonInt::Wrap, python_int_comparison: op::IntComparison::Operand, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, zero_ties: op::ZeroTies::Vectors, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes, clip_composition: op::ClipComposition::Joined, where_scalars: op::WhereScalars::Checked, float8_conversion: op::Float8Conversion::C10, subnormals: op::Subnormals::Keep, complex_order: op::ComplexOrder::NumPy, complex_divide: op::ComplexDivide::Smith, complex_multiply: op::ComplexMultiply::Vectors, bool_multiply: op::BoolMultiply::Product, complex_power: op::ComplexPower::Torch, broadcast_divisor: op::BroadcastDivisor::Divide, clip_mixed_bounds: op::ClipMixedBounds::Unsupported, intn_conversion: op::IntnConversion::Saturate },
     // each op's loop: the node a pair computes in (U: no loop; M: a mixed loop; R: the policy's rules)
     loops: &[
         (op::OpId::of("add"), &[
@@ -1111,4 +1111,5 @@ pub static POLICY: Generated = Generated {
         K::Floating, // float8_e8m0fnu
         K::Floating, // float8_e8m0fnu@0d
     ]),
+    search: None,
 };

@@ -249,8 +249,15 @@ conventions! {
 
     /// What `clip` does with a Python-number bound past the result dtype's finite range.
     clip_bounds: ClipBounds {
-        /// It rounds to ±inf like any operand (NumPy, JAX).
-        Round = "round" ("NumPy: a bound past the range is ±inf"),
+        /// It rounds to ±inf like any operand (JAX).
+        Round = "round" ("JAX: a bound past the range is ±inf"),
+        /// As `round`, and beside an integer array of the library's own (not bool, not an
+        /// ml_dtypes type) a Python-int lower bound at or below the array dtype's minimum, or
+        /// upper bound at or above its maximum, is dropped before the op runs, as NumPy's
+        /// `np.clip` does (`_clip` in numpy/_core/_methods.py): `clip(uint8, -1, 300)` leaves
+        /// every element, where the ufunc would raise OverflowError for either bound; a lower
+        /// bound above the range, or an upper below it, still raises.
+        Drop = "drop" ("NumPy: a Python-int bound past an integer array's range is dropped"),
         /// An `overflow` error when the bound is greater in magnitude than the result dtype's
         /// largest finite value, even where it would round down to it (PyTorch's `clamp` checks
         /// the conversion: "value cannot be converted to type c10::Half without overflow" for
@@ -399,7 +406,9 @@ conventions! {
         /// The schoolbook product `(a·c − b·d) + (a·d + b·c)·i`, each product rounded, in the
         /// 64-byte vectors of each row of PyTorch's loop (4 complex128 or 8 complex64
         /// elements), and fused multiply-adds in the row's tail, its scalar loop (a 5-element
-        /// complex128 product: elements 0–3 schoolbook, element 4 fused).
+        /// complex128 product: elements 0–3 schoolbook, element 4 fused), which in complex64
+        /// goes two elements at a time, leaving the last element of an odd tail schoolbook (a
+        /// 15-element complex64 row: 8 schoolbook, 6 fused, 1 schoolbook).
         Vectors = "vectors" ("PyTorch: schoolbook in 64-byte vectors of each row, fused in its tail"),
     }
 
@@ -459,5 +468,20 @@ conventions! {
         /// dimensions: PyTorch's `clamp` takes both as numbers or both as tensors (`clamp(t, 0, u)`
         /// is a TypeError; a zero-dim tensor passes as a number).
         Unsupported = "unsupported" ("PyTorch's clamp: one bound a Python number, the other an array, is `unsupported`"),
+    }
+
+    /// How a float becomes a sub-byte integer (int1, int2, int4, uint1, uint2, uint4), in a cast
+    /// or as an operand of a loop that computes in one (`np.multiply(uint4, float8_e4m3fn)`).
+    intn_conversion: IntnConversion {
+        /// Truncated toward zero and saturated to the type's range, NaN 0 (`typejoin cast`'s
+        /// rule; JAX, whose XLA conversion saturates).
+        Saturate = "saturate" ("JAX (XLA): truncated, saturated, NaN 0"),
+        /// As ml_dtypes' `intN(static_cast<int8_t>(float))` runs on x86-64: truncated toward
+        /// zero in int32 (`cvttss2si`: past int32's range, ±inf and NaN give INT_MIN, whose low
+        /// bits are 0), then the low N bits (300 is 12 in uint4, −1 is 15); a float8, float6 or
+        /// float4 reaches it through a conversion that saturates (+inf all ones, −inf and NaN
+        /// 0). Measured on every pattern of the 8- and 16-bit floats and 600,000 float32 and
+        /// float64 values (ml_dtypes 0.6.0).
+        Wrap = "wrap" ("ml_dtypes (NumPy): truncated in int32, low bits kept"),
     }
 }

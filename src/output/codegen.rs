@@ -67,6 +67,8 @@ struct Plan {
     sum_acc: Vec<Loop>,
     /// The declared n-ary rule, over the module's nodes (`None`: a fold).
     nary: Option<crate::policy::nary::NaryRule>,
+    /// NumPy's legacy loop search, over the module's nodes.
+    search: Option<crate::policy::kernels::LoopSearch>,
 }
 
 /// The module of one verified policy.
@@ -152,6 +154,7 @@ fn lattice_plan(policy: &Policy, joins: &JoinTable) -> Plan {
         dtype_loops: Vec::new(),
         sum_acc: Vec::new(),
         nary: None,
+        search: None,
     }
 }
 
@@ -399,9 +402,13 @@ pub fn table_module(
         .loops
         .iter()
         .map(|(op, cells)| {
+            // A cast's cells are the op's own rule but where the table refuses them.
             let mut table: Vec<Loop> = join
                 .iter()
-                .map(|j| j.map_or(Loop::Rule, Loop::In))
+                .map(|j| match j {
+                    Some(j) if *op != crate::numeric::op::OpId::ASTYPE => Loop::In(*j),
+                    _ => Loop::Rule,
+                })
                 .collect();
             for &((a, b), l) in cells {
                 table[a * n + b] = l;
@@ -444,6 +451,7 @@ pub fn table_module(
             .map(|l| l.unwrap_or(Loop::Rule))
             .collect(),
         nary: observed.nary.clone(),
+        search: kernels.search.clone(),
         dtypes,
     };
     Some(write(&plan, prov, None))
@@ -505,6 +513,9 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
             .flat_map(|(_, t)| t)
             .chain(&plan.sum_acc)
     };
+    if plan.search.is_some() {
+        s += "use crate::promote::LoopSearch;\n";
+    }
     if all_loops().any(|l| matches!(l, Loop::Mixed(..))) {
         s += "use crate::promote::MIXED as M;\n";
     }
@@ -661,6 +672,22 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
                 s += &format!("        {c}, // {d}\n");
             }
             s += "    ]),\n";
+        }
+    }
+    match &plan.search {
+        None => s += "    search: None,\n",
+        Some(search) => {
+            let nodes = |l: &[usize]| l.iter().map(|&i| idx(i)).collect::<Vec<_>>().join(", ");
+            s += "    // NumPy's legacy loop search: each op's loops in order, and the loops each node casts to safely\n";
+            s += "    search: Some(LoopSearch {\n        ops: &[\n";
+            for (op, loops) in &search.ops {
+                s += &format!("            ({}, &[{}]),\n", op_id(op.name()), nodes(loops));
+            }
+            s += "        ],\n        safe: &[\n";
+            for (l, d) in search.safe.iter().zip(&plan.dtypes) {
+                s += &format!("            &[{}], // {d}\n", nodes(l));
+            }
+            s += "        ],\n    }),\n";
         }
     }
     s += "};\n";

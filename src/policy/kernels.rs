@@ -55,6 +55,19 @@ pub struct Kernels {
     /// The loop `sum` accumulates each operand in (by index; `None`: not measured;
     /// `Loop::Refused`: no kernel).
     pub sum: Vec<Option<Loop>>,
+    /// NumPy's legacy loop search (`"search"`), where the table's library runs one.
+    pub search: Option<LoopSearch>,
+}
+
+/// NumPy's legacy loop search (`linear_search_type_resolver`), which `np.clip` runs where an
+/// operand's DType is user-defined (ml_dtypes'): the first of the op's loops that every
+/// operand casts to safely. `np.clip(bfloat16, bfloat16, bfloat16)` computes in float32.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopSearch {
+    /// Each op's loops in the library's order (`ufunc.types`), by index.
+    pub ops: Vec<(OpId, Vec<usize>)>,
+    /// The loops each operand casts to safely, by index (`safe[a]`).
+    pub safe: Vec<Vec<usize>>,
 }
 
 impl Kernels {
@@ -89,6 +102,7 @@ pub(crate) fn parse(
             "dtypes",
             "loops",
             "sum",
+            "search",
         ]
         .contains(&key.as_str())
         {
@@ -97,7 +111,7 @@ pub(crate) fn parse(
                     at(&["kernels", key]),
                     format!("unknown `kernels` key `{key}`"),
                 )
-                .with_help("the keys of `kernels` are policy, conventions, weak, extends, dtypes, loops and sum"),
+                .with_help("the keys of `kernels` are policy, conventions, weak, extends, dtypes, loops, sum and search"),
             );
         }
     }
@@ -154,7 +168,8 @@ pub(crate) fn parse(
                     continue;
                 };
                 let named = |v: &Value| v.as_str().and_then(index);
-                if id.info().arity != Arity::Binary {
+                // `astype` is by pair, as binary ops: `{"uint4": {"int4": null}}`.
+                if !matches!(id.info().arity, Arity::Binary | Arity::Cast) {
                     // By dtype: `{"uint16": null}`.
                     let mut cells = Vec::new();
                     for (a, cell) in rows.as_object().into_iter().flatten() {
@@ -310,6 +325,9 @@ pub(crate) fn parse(
             .with_help("a table that extends a lattice policy lists the dtypes it adds (\"dtypes\": [\"uint16\", …]); a table of its own has neither"),
         );
     }
+    let search = obj
+        .get("search")
+        .and_then(|v| parse_search(v, names, src, at, errors));
     loops.sort_by_key(|(op, _)| *op);
     dtype_loops.sort_by_key(|(op, _)| *op);
     (errors.len() == before).then_some(Kernels {
@@ -321,7 +339,109 @@ pub(crate) fn parse(
         loops,
         dtype_loops,
         sum,
+        search,
     })
+}
+
+/// Parses `"search": {"ops": {"clip": [loop, …]}, "safe": {a: [loop, …], …}}`.
+fn parse_search(
+    value: &Value,
+    names: &[String],
+    src: &Source,
+    at: &dyn Fn(&[&str]) -> std::ops::Range<usize>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<LoopSearch> {
+    let before = errors.len();
+    let help = "write \"search\": {\"ops\": {\"clip\": [\"bool\", \"int8\", …]}, \"safe\":                 {\"int8\": [\"int8\", \"int16\", …], …}}: each op's loops in the library's order,                 and the loops each dtype casts to safely (docs/file-formats.md)";
+    let Some(obj) = value.as_object() else {
+        errors.push(
+            src.error(at(&["kernels", "search"]), "`search` must be an object")
+                .with_help(help),
+        );
+        return None;
+    };
+    for key in obj
+        .keys()
+        .filter(|k| !["ops", "safe"].contains(&k.as_str()))
+    {
+        errors.push(
+            src.error(
+                at(&["kernels", "search", key]),
+                format!("unknown `search` key `{key}`"),
+            )
+            .with_help(help),
+        );
+    }
+    // A list of the table's dtypes, by index.
+    let dtypes = |path: &[&str], v: &Value| -> Result<Vec<usize>, Diagnostic> {
+        let list = v.as_array().and_then(|l| {
+            l.iter()
+                .map(|x| x.as_str().and_then(|n| names.iter().position(|d| d == n)))
+                .collect::<Option<Vec<_>>>()
+        });
+        list.ok_or_else(|| {
+            src.error(
+                at(path),
+                format!(
+                    "`{}` must be a list of the table's dtypes, not {v}",
+                    path.join(".")
+                ),
+            )
+            .with_help(help)
+        })
+    };
+    let mut ops = Vec::new();
+    for (op, loops) in obj
+        .get("ops")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let path = ["kernels", "search", "ops", op];
+        match OpId::named(op).filter(|o| o.info().kernel && o.info().arity == Arity::Ternary) {
+            Some(id) => match dtypes(&path, loops) {
+                Ok(l) => ops.push((id, l)),
+                Err(e) => errors.push(e),
+            },
+            None => errors.push(
+                src.error(
+                    at(&path),
+                    format!("`{op}` is not a ternary op of the kernels"),
+                )
+                .with_help("the loop search is measured for `clip` (docs/lattices/ops.md)"),
+            ),
+        }
+    }
+    let mut safe = vec![Vec::new(); names.len()];
+    for (a, loops) in obj
+        .get("safe")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let path = ["kernels", "search", "safe", a];
+        match (names.iter().position(|d| d == a), dtypes(&path, loops)) {
+            (Some(i), Ok(l)) => safe[i] = l,
+            (Some(_), Err(e)) => errors.push(e),
+            (None, _) => errors.push(
+                src.error(at(&path), format!("`{a}` is not one of `dtypes`"))
+                    .with_help(help),
+            ),
+        }
+    }
+    if !obj.get("ops").is_some_and(Value::is_object)
+        || !obj.get("safe").is_some_and(Value::is_object)
+    {
+        errors.push(
+            src.error(
+                at(&["kernels", "search"]),
+                "`search` needs both `ops` and `safe`, each an object",
+            )
+            .with_help(help),
+        );
+    }
+    ops.sort_by_key(|(op, _)| *op);
+    (errors.len() == before).then_some(LoopSearch { ops, safe })
 }
 
 /// A name `--policy` can take and a Rust module can be named after: lowercase ASCII letters,

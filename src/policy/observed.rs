@@ -351,6 +351,14 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let kernels = obj
         .get("kernels")
         .and_then(|v| kernels::parse(v, &dtypes, &src, &at, &mut errors));
+    if kernels.as_ref().is_some_and(|k| k.search.is_some())
+        && !matches!(nary, Some(NaryRule::Numpy(_)))
+    {
+        errors.push(
+            src.error(at(&["kernels", "search"]), "`search` needs NumPy's n-ary rule")
+                .with_help("the loop search runs where an operand's DType is user-defined: declare \"nary\": {\"rule\": \"numpy\", \"classes\": {…}} (docs/file-formats.md)"),
+        );
+    }
     if !errors.is_empty() {
         errors.sort_by_key(|d| (d.line, d.col));
         return Err(LoadError {

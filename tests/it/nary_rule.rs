@@ -292,6 +292,29 @@ fn a_bad_kernels_declaration_names_the_key_and_its_line() {
     let e = Input::parse("t.json", &bad).unwrap_err().to_string();
     assert!(e.contains("unknown convention `rounding`"), "{e}");
     assert!(e.contains("t.json:"), "{e}");
+    // The loop search: its ops are ternary, its loops the table's dtypes, and it needs
+    // NumPy's n-ary rule.
+    let bad = text.replacen("\"ops\": {\n    \"clip\"", "\"ops\": {\n    \"add\"", 1);
+    let e = Input::parse("t.json", &bad).unwrap_err();
+    assert_eq!(e.diagnostics[0].line, line_of("\"search\"") + 2);
+    assert!(
+        e.to_string()
+            .contains("`add` is not a ternary op of the kernels"),
+        "{e}"
+    );
+    let bad = text.replacen(
+        "\"bfloat16\": [\n     \"float32\"",
+        "\"bfloat16\": [\n     \"float31\"",
+        1,
+    );
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(
+        e.contains("`kernels.search.safe.bfloat16` must be a list of the table's dtypes"),
+        "{e}"
+    );
+    let bad = text.replacen("\"nary\": {", "\"nary_\": {", 1);
+    let e = Input::parse("t.json", &bad).unwrap_err().to_string();
+    assert!(e.contains("`search` needs NumPy's n-ary rule"), "{e}");
     // TensorFlow's safe table names its policy and its weak nodes' dtypes.
     let safe = std::fs::read_to_string(root().join("observed/tensorflow_safe.json")).unwrap();
     let line_of = |needle: &str| safe[..safe.find(needle).unwrap()].lines().count();
@@ -313,4 +336,34 @@ fn a_bad_kernels_declaration_names_the_key_and_its_line() {
             .contains("weak node `i*` and its dtype (\"int33\") must be dtypes of `dtypes`"),
         "{e}"
     );
+}
+
+/// `np.clip` with an ml_dtypes operand runs NumPy's legacy loop search (`kernels.search`): the
+/// first of clip's loops every operand casts to safely, measured on NumPy 2.4.6 with ml_dtypes
+/// 0.6.0 (`scripts/dump_table.py numpy-result-type` checks the search on every triple). Where
+/// no operand is an ml_dtypes type, the n-ary rule stands.
+#[test]
+fn numpy_clip_of_ml_dtypes_operands_takes_the_first_loop_all_cast_to() {
+    use typejoin::op::OpId;
+    use typejoin::{DType, Operand, ScalarKind};
+    let numpy = typejoin::policy("numpy").unwrap();
+    let d = |n: &str| Operand::Array(DType::named(n).unwrap());
+    let clip = |ops: &[Operand]| numpy.nary_op_type(OpId::CLIP, ops).map(|t| t.name());
+    let bf16 = d("bfloat16");
+    assert_eq!(clip(&[bf16, bf16, bf16]), Ok("float32"));
+    assert_eq!(clip(&[d("bool"), d("bool"), d("uint1")]), Ok("int8"));
+    assert_eq!(clip(&[d("int4"), d("uint64"), d("int8")]), Ok("float64"));
+    let (b, i, c) = (
+        Operand::Scalar(ScalarKind::Bool),
+        Operand::Scalar(ScalarKind::Int),
+        Operand::Scalar(ScalarKind::Complex),
+    );
+    // np.result_type refuses these operands; np.clip's loop search does not.
+    assert!(numpy.nary_type(&[bf16, b, i]).is_err());
+    assert_eq!(clip(&[bf16, b, i]), Ok("float32"));
+    assert_eq!(clip(&[d("uint4"), i, i]), Ok("int8"));
+    assert_eq!(clip(&[d("float8_e4m3fn"), c, i]), Ok("complex64"));
+    assert_eq!(clip(&[d("complex32"), i, i]), Ok("complex64"));
+    // NumPy's own dtypes keep the n-ary rule: uint8, int8, float16 is float16.
+    assert_eq!(clip(&[d("uint8"), d("int8"), d("float16")]), Ok("float16"));
 }

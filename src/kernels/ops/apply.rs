@@ -8,6 +8,7 @@ use super::flush;
 use super::nary::{clip_within, select_within};
 use super::plan::plan;
 use super::reduce::sum_within;
+use super::scalar::Conversion;
 use super::shape::check_out;
 use super::unary::unary;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
@@ -127,12 +128,18 @@ pub fn apply_with(
                 .ok_or_else(|| input_error("astype needs `dtype`"))?,
         );
         let a = array_arg(args, 0, name)?;
+        policy.cast_loop(a.dtype, to).map_err(|e| OpError {
+            kind: ErrorKind::Unsupported,
+            message: e.0,
+        })?;
         // A library that flushes subnormals reads (and narrows) them so in a converting cast.
         let read = flush::converted_by(policy, a, to);
         let a = read.as_ref().unwrap_or(a);
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         if policy.semantics.float8_conversion == Float8Conversion::C10 {
             c10_into(a, &mut out)?;
+        } else if let Some(wrapped) = Conversion::of(policy, to).intn(a, to) {
+            out.data.assign(wrapped.data);
         } else {
             astype_into(a, &mut out)?;
         }

@@ -335,6 +335,37 @@ pub fn astype(a: &Array, to: DType) -> Array {
     out
 }
 
+/// `a.astype(to)` for a real float `a` and a sub-byte integer `to` as ml_dtypes converts it
+/// (`IntnConversion::Wrap`): truncated toward zero in int32, then the low bits; from a 16-bit or
+/// wider float, a value past int32's range, ±inf and NaN give 0 (x86-64's `cvttss2si` answers
+/// INT_MIN), from a float8, float6 or float4 +inf gives all ones and −inf and NaN 0.
+pub(super) fn intn_wrap_astype(a: &Array, to: DType) -> Array {
+    let DType::Int { bits: w, .. } = to else {
+        unreachable!("a sub-byte integer")
+    };
+    let small = a.dtype.pattern_bits() <= 8;
+    let wide = astype(a, DType::Float64);
+    let Data::U64(v) = &wide.data else {
+        unreachable!("float64 storage")
+    };
+    let mask = (1u64 << w) - 1;
+    let bits: Vec<[u64; 2]> = v
+        .iter()
+        .map(|&x| {
+            let x = f64::from_bits(x);
+            let int = match x {
+                _ if x.is_nan() => 0,
+                f64::INFINITY if small => -1,
+                _ if small => x as i64, // finite, within ±2^31 in these formats
+                _ if x.trunc() >= -2147483648.0 && x.trunc() < 2147483648.0 => x as i64,
+                _ => 0,
+            };
+            [int as u64 & mask, 0]
+        })
+        .collect();
+    Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept")
+}
+
 /// `a.astype(out.dtype)` as PyTorch converts to and from its float8 dtypes
 /// (`Float8Conversion::C10`):
 /// - into a float8, through float32 (`astype`: a float64 or an integer rounded to nearest

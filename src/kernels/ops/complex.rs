@@ -373,12 +373,17 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
 /// `x · y` in complex64 or complex128 rewritten as the schoolbook product `(a·c − b·d) +
 /// (a·d + b·c)·i` where PyTorch's vector loop computes it (`ComplexMultiply::Vectors`): the
 /// flattened result as rows of `row` elements, each run in vectors of `vector` elements, the
-/// tail of each row left as the kernels computed it (fused, PyTorch's scalar loop).
+/// tail of each row left as the kernels computed it (fused, PyTorch's scalar loop). In
+/// complex64 the scalar loop itself goes two elements at a time, so the last element of an odd
+/// tail is schoolbook too (measured on torch 2.15: a row of 15 is 8 schoolbook, 6 fused, 1
+/// schoolbook; a row of 1 is schoolbook).
 pub(super) fn schoolbook_vectors(x: &Input, y: &Input, row: usize, vector: usize, out: &mut Array) {
     let c = out.dtype;
     let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c);
+    let tail = row % vector;
+    let unpaired = c == DType::Complex64 && tail % 2 == 1;
     for k in 0..out.len() {
-        if k % row >= row - row % vector {
+        if k % row >= row - tail && !(unpaired && k % row == row - 1) {
             continue;
         }
         let ((a, b), (p, q)) = (at(x, k), at(y, k));

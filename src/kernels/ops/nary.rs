@@ -113,6 +113,8 @@ pub(super) fn clip_within(
         canonical_arg(policy, hi),
     );
     let (x, lo, hi) = (x.as_ref(), lo.as_ref(), hi.as_ref());
+    let dropped = dropped_int_bounds(policy, x, lo, hi);
+    let (lo, hi) = dropped.as_ref().map_or((lo, hi), |(l, h)| (l, h));
     if policy.semantics.clip_mixed_bounds == ClipMixedBounds::Unsupported {
         let dimensioned = |a: &Arg| matches!(a, Arg::Array(arr) if !arr.shape.is_empty());
         let number = |a: &Arg| matches!(a, Arg::Scalar(_));
@@ -207,7 +209,7 @@ pub(super) fn clip_within(
         accepts(policy, OpId::CLIP, a.dtype)?;
     }
     let compute = policy
-        .nary_type(&[x.operand(), lo.operand(), hi.operand()])
+        .nary_op_type(OpId::CLIP, &[x.operand(), lo.operand(), hi.operand()])
         .map_err(promotion)?;
     let strict = policy.semantics.clip_bounds == ClipBounds::Checked;
     // PyTorch's `clamp` with two Python-number bounds, one of them NaN, fills the result with
@@ -289,6 +291,34 @@ pub(super) fn clip_within(
     }
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
     binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
+}
+
+/// NumPy's `np.clip` of an integer array of its own with Python-int bounds (`ClipBounds::Drop`):
+/// a lower bound at or below the dtype's minimum, or an upper bound at or above its maximum,
+/// is dropped (`_clip` passes `None`), here replaced by that limit, which bounds nothing and
+/// promotes as any Python int does. `None` when no bound is dropped.
+fn dropped_int_bounds(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Option<(Arg, Arg)> {
+    let Arg::Array(a) = x else { return None };
+    let DType::Int { bits, signed } = a.dtype else {
+        return None;
+    };
+    if policy.semantics.clip_bounds != ClipBounds::Drop || policy.user_dtype(a.dtype) {
+        return None;
+    }
+    let (min, max) = int_range(bits, signed);
+    let past = |b: &Arg, limit: i128, below: bool| match b {
+        Arg::Scalar(Scalar::Int(v)) if (below && *v <= limit) || (!below && *v >= limit) => {
+            Some(Arg::Scalar(Scalar::Int(limit)))
+        }
+        _ => None,
+    };
+    match (past(lo, min, true), past(hi, max, false)) {
+        (None, None) => None,
+        (l, h) => Some((
+            l.unwrap_or_else(|| lo.clone()),
+            h.unwrap_or_else(|| hi.clone()),
+        )),
+    }
 }
 
 /// PyTorch's `clamp` of an integer tensor with Python-int bounds (`ClipBounds::Checked`): a

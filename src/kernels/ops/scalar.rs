@@ -3,7 +3,7 @@
 //! that dtype (`Conversion`: through float32, through the integer join, into a float8 as
 //! PyTorch converts).
 
-use super::astype::{astype, c10_astype};
+use super::astype::{astype, c10_astype, intn_wrap_astype};
 use super::flush;
 use super::vocab::{Arg, ErrorKind, OpError, Scalar, err};
 use crate::kernels::array::Array;
@@ -11,6 +11,7 @@ use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::Value;
 use crate::numeric::op::Float8Conversion;
+use crate::numeric::op::IntnConversion;
 use crate::numeric::op::PythonInt;
 use crate::numeric::op::ScalarPrecision;
 use crate::numeric::op::Subnormals;
@@ -147,6 +148,11 @@ pub(super) struct Conversion {
     /// Subnormal operands read as zeros (`Subnormals::Flush`, where the computation dtype
     /// flushes: `flush::read`).
     flush: bool,
+    /// A real float converts to a sub-byte integer as ml_dtypes does (`IntnConversion::Wrap`).
+    wrap_intn: bool,
+    /// The computation dtype is an ml_dtypes float or complex type (a user-defined DType of
+    /// NumPy's), which reads a Python int as a C `long`: one outside int64 raises TypeError.
+    long_ints: bool,
 }
 
 impl Conversion {
@@ -158,6 +164,8 @@ impl Conversion {
             int_join: None,
             c10: policy.semantics.float8_conversion == Float8Conversion::C10,
             flush: policy.semantics.subnormals == Subnormals::Flush && flush::flushes(compute),
+            wrap_intn: policy.semantics.intn_conversion == IntnConversion::Wrap,
+            long_ints: policy.user_dtype(compute) && (compute.is_float() || compute.is_complex()),
         }
     }
 
@@ -192,6 +200,19 @@ impl Conversion {
     }
 
     fn unflushed_scalar(self, s: Scalar, compute: DType) -> Result<Array, OpError> {
+        if let Scalar::Int(x) = s
+            && self.long_ints
+            && i64::try_from(x).is_err()
+        {
+            return err(
+                ErrorKind::Unsupported,
+                format!(
+                    "Python integer {x} is outside int64, which ml_dtypes' {} reads a Python int \
+                     as (it raises TypeError: \"expected number, got int\"); pass it as a float",
+                    compute.name()
+                ),
+            );
+        }
         if let (Scalar::Int(_), Some(join)) = (s, self.int_join) {
             return Ok(astype(&materialise(s, join, self.python_int)?, compute));
         }
@@ -212,6 +233,13 @@ impl Conversion {
         materialise(s, compute, self.python_int)
     }
 
+    /// A real float array converted to a sub-byte integer `to` as ml_dtypes converts it, where
+    /// the policy's library does (`IntnConversion::Wrap`; `None` otherwise).
+    pub(super) fn intn(self, a: &Array, to: DType) -> Option<Array> {
+        let sub_byte = matches!(to, DType::Int { bits, .. } if bits < 8);
+        (self.wrap_intn && sub_byte && a.dtype.is_float()).then(|| intn_wrap_astype(a, to))
+    }
+
     /// An array operand converted to `compute` where the policy's library converts it
     /// otherwise than once to nearest (else `None`: the loaders convert it once): into a
     /// float8 or out of one as PyTorch converts under `Float8Conversion::C10`, a zero-dim
@@ -225,6 +253,9 @@ impl Conversion {
                     .array(&read, compute)
                     .unwrap_or(read),
             );
+        }
+        if let Some(wrapped) = self.intn(a, compute) {
+            return Some(wrapped);
         }
         let float8 = |d| Float8::of(d).is_some();
         if self.c10 && a.dtype != compute && (float8(a.dtype) || float8(compute)) {
