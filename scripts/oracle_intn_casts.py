@@ -7,10 +7,11 @@ ml_dtypes:
     scripts/oracle_intn_casts.py [SEED]
 
 Each case is `astype` of one float dtype to int1, int2, int4, uint1, uint2 or uint4: every
-pattern of the float8, float6 and float4 formats; 1,024 random patterns of bfloat16 and float16
-and 512 of float32 and float64, with the values where the conversions part (±0.5, ±1, ±7.9,
-±8, ±16, 300, ±2³¹ and the floats beside it, 2³² + 3, ±inf, NaN). A cast ml_dtypes does not
-register (float6_e2m3fn and float8_e8m0fnu to the 4-bit integers) is written as its error kind.
+pattern of the float8, float6 and float4 formats; of bfloat16 and float16 1,024 random patterns
+and 1,024 values spread over 10⁰..10¹¹, of float32 and float64 512 of each, all with the 19
+values where the conversions part (±0.5, ±1, ±7.9, ±8, ±16, 300, ±2³¹ and the floats beside it,
+2³² + 3, ±inf, NaN). A cast ml_dtypes does not register (float8_e8m0fnu to every sub-byte
+integer, float6_e2m3fn to int4 and uint4) is written as its error kind.
 """
 import os
 import sys

@@ -352,7 +352,9 @@ fn parse_search(
     errors: &mut Vec<Diagnostic>,
 ) -> Option<LoopSearch> {
     let before = errors.len();
-    let help = "write \"search\": {\"ops\": {\"clip\": [\"bool\", \"int8\", …]}, \"safe\":                 {\"int8\": [\"int8\", \"int16\", …], …}}: each op's loops in the library's order,                 and the loops each dtype casts to safely (docs/file-formats.md)";
+    let help = "write \"search\": {\"ops\": {\"clip\": [\"bool\", \"int8\", …]}, \"safe\": \
+                {\"int8\": [\"int8\", \"int16\", …], …}}: each op's loops in the library's order, \
+                and the loops each dtype casts to safely (docs/file-formats.md)";
     let Some(obj) = value.as_object() else {
         errors.push(
             src.error(at(&["kernels", "search"]), "`search` must be an object")
