@@ -20,10 +20,11 @@ differs; a value that is a NaN on both sides (of another sign or payload) is the
 `NaN payload`.
 
 Each class is (op, what differs, operand signature, result dtype). For PyTorch a differing
-value is classified by place: the differing element is run again alone (a one-element tensor:
-PyTorch's scalar loop) and at the head of a 64-element block (its vector loop); the class is
+value of a binary op, and for NumPy, PyTorch and TensorFlow a differing `astype` value, is
+classified by place: the differing element is run again alone (a one-element array: the
+library's scalar loop) and at the head of a 64-element block (its vector loop); the class is
 `place-dependent` when those two answers differ, as with ±0 ties where a vector loop keeps the
-other operand.
+other operand, or a float past uint32's range that a vector loop converts by a split at 2^31.
 
 `--record STEM` writes the cases and the library's answers to tests/data/kernels/
 STEM_cases.jsonl and STEM_expected.jsonl (the runner's line format), for a test to replay
@@ -198,9 +199,31 @@ def signature(xs):
     return ", ".join(one(x) for x in xs)
 
 
-def place(op, xs, index):
+def element_and_block(x, index):
+    """Element `index` of array `x` (flattened) as a one-element array, and 64 copies of it."""
+    if args.library == "torch":
+        e = x.reshape(-1)[index].reshape(1)
+        return e, e.repeat(64)
+    if args.library == "tensorflow":
+        e = tf.reshape(x, [-1])[index:index + 1]
+        return e, tf.tile(e, [64])
+    import numpy as np
+
+    e = np.ascontiguousarray(x).reshape(-1)[index:index + 1]
+    return e, np.repeat(e, 64)
+
+
+def place(op, xs, index, extra):
     """'place-dependent' when the differing element alone and at a 64-element block's head
-    answer differently in the library."""
+    answer differently in the library: a binary op in PyTorch, `astype` in NumPy, PyTorch and
+    TensorFlow (their vector loops convert floats past an integer's range otherwise)."""
+    if op == "astype" and args.library != "jax":
+        one, block = element_and_block(xs[0], index)
+        alone = answer(lambda: astype_fn(one, extra["dtype"]))
+        head = answer(lambda: astype_fn(block, extra["dtype"]))
+        if "bits" in alone and "bits" in head and alone["bits"][0] != head["bits"][0]:
+            return "place-dependent"
+        return ""
     if op not in lib.BINARY or args.library != "torch":
         return ""
     shape = torch.broadcast_shapes(*[x.shape for x in xs if isinstance(x, torch.Tensor)])
@@ -304,14 +327,14 @@ def main():
         cid = len(cases)
         cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]} | extra)
         expected.append({"id": cid} | want)
-        calls.append((op, xs))
+        calls.append((op, xs, extra))
     lines = "".join(json.dumps(c) + "\n" for c in cases)
     policy = getattr(lib, "POLICY", args.library)  # tensorflow --safe: tensorflow-safe
     out = subprocess.run([args.bin, "run", "--policy", policy, "-"], input=lines,
                          capture_output=True, text=True, check=False).stdout.splitlines()
     classes = {}
     dump = open(args.dump, "w") if args.dump else None
-    for case, want, got, (op, xs) in zip(cases, expected, out, calls):
+    for case, want, got, (op, xs, extra) in zip(cases, expected, out, calls):
         got = json.loads(got)
         if "kind" in want or "kind" in got:
             if want.get("kind") == got.get("kind"):
@@ -326,7 +349,7 @@ def main():
             if nan_only(want, got):
                 what = "NaN payload"
             else:
-                what = "value " + (place(op, xs, index) or cause(op, xs, index, got))
+                what = "value " + (place(op, xs, index, extra) or cause(op, xs, index, got))
         else:
             continue
         key = (op, what.strip(), signature(xs), want.get("dtype", ""))

@@ -65,6 +65,9 @@ pub struct Generated {
     /// The kinds each listed op accepts of every operand, whatever the computation dtype
     /// (`[ops.X] operand_kinds`: PyTorch's subtract refuses a bool operand).
     pub op_operand_kinds: &'static [(OpId, Kinds)],
+    /// The dtypes beside whose array each listed op refuses a Python bool
+    /// (`[ops.X] python_bool_refused_with`: TensorFlow's `tf.add(int8, True)`).
+    pub op_python_bool_refused: &'static [(OpId, &'static [DType])],
     /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted): JAX
     /// without x64 converts every 64-bit input to its 32-bit type.
     pub canonical: &'static [(DType, DType)],
@@ -228,6 +231,15 @@ impl Generated {
             .iter()
             .find(|(o, _)| *o == op)
             .map(|(_, k)| *k)
+    }
+
+    /// The dtypes beside whose array `op` refuses a Python bool operand in this policy
+    /// (`[ops.X] python_bool_refused_with`; empty: none).
+    pub fn python_bool_refused_with(&self, op: OpId) -> &'static [DType] {
+        self.op_python_bool_refused
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map_or(&[], |(_, d)| *d)
     }
 
     /// `a ∨ b` as an index, or the promotion error naming both and suggesting a cast.

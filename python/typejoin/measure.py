@@ -186,9 +186,11 @@ NUMPY_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "r
 # (`np.less(uint8, -1)` is False, `np.equal(int8, 300)` False, no OverflowError);
 # intn_conversion by converting every float8/float16/bfloat16 pattern to ml_dtypes' int1–uint4
 # (`np.float32(300).astype(uint4)` is 12, `float8_e5m2(inf)` 15); clip_bounds by
-# scripts/fuzz_libraries.py numpy (`np.clip(uint8, -2**63, 2**64 - 1)` leaves every element).
+# scripts/fuzz_libraries.py numpy (`np.clip(uint8, -2**63, 2**64 - 1)` leaves every element);
+# int_conversion by scripts/oracle_int_casts.py numpy (`np.float64(300.5).astype(uint8)` is 44,
+# NaN to uint64 is 2**63).
 NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact",
-                     "intn_conversion": "wrap", "clip_bounds": "drop"}
+                     "intn_conversion": "wrap", "clip_bounds": "drop", "int_conversion": "x86"}
 
 
 def numpy_kernels(dtypes, result):

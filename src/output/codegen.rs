@@ -58,6 +58,8 @@ struct Plan {
     op_kinds: Vec<(String, String)>,
     op_bool_result: Vec<(String, usize)>,
     op_operand_kinds: Vec<(String, String)>,
+    /// (op, the dtypes beside which it refuses a Python bool).
+    op_python_bool_refused: Vec<(String, Vec<DType>)>,
     canonical: Vec<(DType, DType)>,
     semantics: crate::numeric::op::Semantics,
     /// (op, each pair's loop).
@@ -147,6 +149,16 @@ fn lattice_plan(policy: &Policy, joins: &JoinTable) -> Plan {
             .ops
             .iter()
             .filter_map(|r| Some((r.op.clone(), r.operand_kinds?.to_rust())))
+            .collect(),
+        op_python_bool_refused: policy
+            .ops
+            .iter()
+            .filter(|r| !r.python_bool_refused_with.is_empty())
+            .map(|r| {
+                let dtypes = r.python_bool_refused_with.iter();
+                let named = dtypes.filter_map(|&i| DType::named(&policy.dtypes[i]));
+                (r.op.clone(), named.collect())
+            })
             .collect(),
         canonical,
         semantics: policy.kernels,
@@ -441,6 +453,7 @@ pub fn table_module(
         op_kinds: Vec::new(),
         op_bool_result: Vec::new(),
         op_operand_kinds: Vec::new(),
+        op_python_bool_refused: Vec::new(),
         canonical: Vec::new(),
         semantics: kernels.conventions,
         loops,
@@ -595,6 +608,12 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     s += "    op_operand_kinds: &[\n";
     for (op, k) in &plan.op_operand_kinds {
         s += &format!("        ({}, {k}),\n", op_id(op));
+    }
+    s += "    ],\n";
+    s += "    op_python_bool_refused: &[\n";
+    for (op, dtypes) in &plan.op_python_bool_refused {
+        let dtypes: Vec<String> = dtypes.iter().map(|&d| rust(d)).collect();
+        s += &format!("        ({}, &[{}]),\n", op_id(op), dtypes.join(", "));
     }
     s += "    ],\n";
     s += "    // [canonical]: (dtype, what an array of it is promoted as)\n";

@@ -439,6 +439,10 @@ pub struct OpRule {
     /// The kinds the op accepts of every operand (`operand_kinds`), whatever the computation
     /// dtype: PyTorch's `subtract` refuses a bool operand even where the result is int8.
     pub operand_kinds: Option<crate::numeric::op::Kinds>,
+    /// The dtypes beside whose array a Python bool operand is refused
+    /// (`python_bool_refused_with`): TensorFlow's `tf.add(int8, True)` raises, since
+    /// `tf.constant(True, tf.int8)` does, where `tf.add(int32, True)` computes.
+    pub python_bool_refused_with: Vec<usize>,
 }
 
 /// A user-declared integer or complex format (`[formats.NAME]` with `kind = "int"` or
@@ -515,6 +519,7 @@ struct RawOp {
     same_dtype: Option<Spanned<bool>>,
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
     operand_kinds: Option<Spanned<Vec<Spanned<String>>>>,
+    python_bool_refused_with: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -614,6 +619,7 @@ fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "same_dtype",
                 "kinds",
                 "operand_kinds",
+                "python_bool_refused_with",
             ]
         } else if message.contains("`lower`") {
             &["rule", "lower", "scalars"]
@@ -1283,6 +1289,12 @@ impl<'a> Validator<'a> {
             let same_dtype = r.same_dtype.as_ref().is_some_and(|s| *s.get_ref());
             let kinds = r.kinds.as_ref().and_then(|k| self.kinds(k));
             let operand_kinds = r.operand_kinds.as_ref().and_then(|k| self.kinds(k));
+            let python_bool_refused_with = r
+                .python_bool_refused_with
+                .iter()
+                .flatten()
+                .filter_map(|d| self.lookup(d, index, dtypes, "array beside a Python bool"))
+                .collect();
             if r.integer_result.is_none()
                 && r.lowest.is_none()
                 && r.lowest_unsigned.is_none()
@@ -1290,13 +1302,14 @@ impl<'a> Validator<'a> {
                 && r.same_dtype.is_none()
                 && r.kinds.is_none()
                 && r.operand_kinds.is_none()
+                && r.python_bool_refused_with.is_none()
             {
                 self.error(
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
                     Some(
                         "set `integer_result`, `lowest`, `lowest_unsigned`, `bool_result`, \
-                         `same_dtype`, `kinds` or `operand_kinds`"
+                         `same_dtype`, `kinds`, `operand_kinds` or `python_bool_refused_with`"
                             .into(),
                     ),
                 );
@@ -1311,6 +1324,7 @@ impl<'a> Validator<'a> {
                 same_dtype,
                 kinds,
                 operand_kinds,
+                python_bool_refused_with,
             });
         }
         rules
@@ -1683,6 +1697,24 @@ mod tests {
         assert_eq!(back.edges()[..3], p.edges()[..]);
         assert_eq!(back.edges()[3].from, 0);
         assert_eq!(back.edges()[3].to, 3);
+    }
+
+    /// `python_bool_refused_with` names the policy's dtypes: parsed into the op rule, a typo
+    /// located and corrected.
+    #[test]
+    fn python_bool_refused_with_names_declared_dtypes() {
+        let head = "name = \"x\"\ndtypes = [\"bool\", \"int8\", \"int32\"]\n[promotes]\nbool = [\"int8\"]\nint8 = [\"int32\"]\n[ops.add]\n";
+        let p = parse_policy(
+            "t.toml",
+            &format!("{head}python_bool_refused_with = [\"int8\"]\n"),
+        )
+        .unwrap();
+        assert_eq!(p.ops[0].python_bool_refused_with, [1]);
+        let e = err(&format!(
+            "{head}python_bool_refused_with = [\"int8\", \"int23\"]\n"
+        ));
+        assert!(e.contains("t.toml:7:37"), "{e}");
+        assert!(e.contains("did you mean `int32`?"), "{e}");
     }
 
     #[test]

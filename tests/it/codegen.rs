@@ -44,9 +44,9 @@ fn kernel_conventions_are_generated() {
     use typejoin::op::{
         BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
         ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower,
-        DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntnConversion,
-        PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals, WhereScalars, ZeroSign,
-        ZeroTies,
+        DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntConversion,
+        IntnConversion, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
+        WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -67,6 +67,7 @@ fn kernel_conventions_are_generated() {
             float8_conversion: Float8Conversion::C10,
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
             intn_conversion: IntnConversion::Saturate,
+            int_conversion: IntConversion::X86C10,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,

@@ -13,16 +13,35 @@ use crate::promote::ScalarKind;
 
 /// `Err(unsupported)` when an operand is of a kind op `name` refuses in `policy`, whatever the
 /// computation dtype (its `[ops.X] operand_kinds`: PyTorch's `int8 - True` raises though the
-/// result would be int8). A Python number is of its own kind; a Python int is an integer.
+/// result would be int8), or is a Python bool beside an array of a dtype the op refuses one
+/// with (`[ops.X] python_bool_refused_with`: TensorFlow's `tf.add(int8, True)`). A Python
+/// number is of its own kind; a Python int is an integer.
 pub(super) fn accepts_operands(
     policy: &Generated,
     op: OpId,
     operands: &[Operand],
 ) -> Result<(), OpError> {
+    let name = op.name();
+    let refused = policy.python_bool_refused_with(op);
+    if operands.contains(&Operand::Scalar(ScalarKind::Bool))
+        && let Some(d) = operands.iter().find_map(|o| match *o {
+            Operand::Array(d) | Operand::ZeroDim(d) if refused.contains(&d) => Some(d),
+            _ => None,
+        })
+    {
+        return err(
+            ErrorKind::Unsupported,
+            format!(
+                "{name} refuses a Python bool beside an array of {} in the {} policy's \
+                 library; pass the bool as a Python int or an array",
+                d.name(),
+                policy.name
+            ),
+        );
+    }
     let Some(kinds) = policy.operand_kinds(op) else {
         return Ok(());
     };
-    let name = op.name();
     for o in operands {
         let (ok, what) = match *o {
             Operand::Array(d) | Operand::ZeroDim(d) => (kinds.accepts(d.kind()), d.name()),

@@ -2,7 +2,7 @@
 //! from its name, then run on its arguments, into storage the caller may provide.
 
 use super::accept::canonical_arg;
-use super::astype::{astype_into, c10_into};
+use super::astype::{astype_into, c_int_astype, c10_into};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
 use super::nary::{clip_within, select_within};
@@ -136,7 +136,9 @@ pub fn apply_with(
         let read = flush::converted_by(policy, a, to);
         let a = read.as_ref().unwrap_or(a);
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
-        if policy.semantics.float8_conversion == Float8Conversion::C10 {
+        if let Some(cast) = c_int_astype(a, to, policy.semantics.int_conversion) {
+            out.data.assign(cast.data);
+        } else if policy.semantics.float8_conversion == Float8Conversion::C10 {
             c10_into(a, &mut out)?;
         } else if let Some(wrapped) = Conversion::of(policy, to).intn(a, to) {
             out.data.assign(wrapped.data);

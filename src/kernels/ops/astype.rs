@@ -12,7 +12,8 @@ use crate::kernels::stream::Isa;
 use crate::kernels::stream::Store;
 use crate::numeric::c10::Float8;
 use crate::numeric::dtype::DType;
-use crate::numeric::format::Value;
+use crate::numeric::format::{NanEncoding, Value};
+use crate::numeric::op::IntConversion;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -335,15 +336,16 @@ pub fn astype(a: &Array, to: DType) -> Array {
     out
 }
 
-/// `a.astype(to)` for a real float `a` and a sub-byte integer `to` as ml_dtypes converts it
-/// (`IntnConversion::Wrap`): truncated toward zero in int32, then the low bits; from a 16-bit or
-/// wider float, a value past int32's range, ±inf and NaN give 0 (x86-64's `cvttss2si` answers
-/// INT_MIN), from a float8, float6 or float4 +inf gives all ones and −inf and NaN 0.
+/// `a.astype(to)` for a float `a` (a complex one's real part) and a sub-byte integer `to` as
+/// ml_dtypes converts it (`IntnConversion::Wrap`): truncated toward zero in int32, then the low
+/// bits; from a 16-bit or wider float, a value past int32's range, ±inf and NaN give 0 (x86-64's
+/// `cvttss2si` answers INT_MIN), from a float8, float6 or float4 +inf gives all ones and −inf
+/// and NaN 0.
 pub(super) fn intn_wrap_astype(a: &Array, to: DType) -> Array {
     let DType::Int { bits: w, .. } = to else {
         unreachable!("a sub-byte integer")
     };
-    let small = a.dtype.pattern_bits() <= 8;
+    let small = a.dtype.part().pattern_bits() <= 8;
     let wide = astype(a, DType::Float64);
     let Data::U64(v) = &wide.data else {
         unreachable!("float64 storage")
@@ -364,6 +366,72 @@ pub(super) fn intn_wrap_astype(a: &Array, to: DType) -> Array {
         })
         .collect();
     Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept")
+}
+
+/// `a.astype(to)` for a real float or complex `a` and an integer `to` of 8 to 64 bits as the
+/// library's C cast runs on x86-64 (`IntConversion` other than `Saturate`; `None` for any other
+/// pair or convention): a complex number's real part, truncated toward zero through the width
+/// the library's compiler converts in (`cvttsd2si`: past that width, ±inf and NaN give its least
+/// value), then the low bits of `to`. Every value of these formats is exact in float64.
+pub(super) fn c_int_astype(a: &Array, to: DType, conv: IntConversion) -> Option<Array> {
+    let DType::Int { bits: w, signed } = to else {
+        return None;
+    };
+    if conv == IntConversion::Saturate || w < 8 || !(a.dtype.is_float() || a.dtype.is_complex()) {
+        return None;
+    }
+    let part = a.dtype.part();
+    let format = part.float_format();
+    let nan = format.as_ref().map(|f| f.nan);
+    // ml_dtypes' floats of 8 bits or fewer: NaN 0, ±inf saturated; c10's NaN of the fnuz
+    // formats and of float8_e8m0fnu: 0.
+    let ml_small = conv == IntConversion::X86 && part.pattern_bits() <= 8;
+    let nan_zero = ml_small
+        || (conv == IntConversion::X86C10
+            && (nan == Some(NanEncoding::NegativeZero) || !format.is_some_and(|f| f.signed)));
+    let wide = astype(a, DType::Float64);
+    let Data::U64(v) = &wide.data else {
+        unreachable!("float64 storage")
+    };
+    // `cvtt` into `bits`: truncated where it fits, else the width's least value.
+    let cvtt = |x: f64, bits: u32| -> i64 {
+        let limit = 2f64.powi(bits as i32 - 1);
+        match x.trunc() {
+            t if t >= -limit && t < limit => t as i64,
+            _ => i64::MIN >> (64 - bits),
+        }
+    };
+    let two63 = 2f64.powi(63);
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let bits: Vec<[u64; 2]> = v
+        .iter()
+        .map(|&x| {
+            let x = f64::from_bits(x);
+            let int = match (w, signed) {
+                _ if x.is_nan() && nan_zero => 0,
+                _ if x.is_infinite() && ml_small => match (x > 0.0, signed) {
+                    (true, true) => (mask >> 1) as i64,
+                    (true, false) => mask as i64,
+                    (false, true) => i64::MIN >> (64 - w),
+                    (false, false) => 0,
+                },
+                (8, false) if conv == IntConversion::X86C10 => cvtt(x, 64),
+                (8 | 16, _) | (32, true) => cvtt(x, 32),
+                // GCC's split at 2^63 (NumPy, PyTorch): past 2^64 and +inf give 0.
+                (64, false) if conv != IntConversion::X86Eigen && x >= two63 => {
+                    cvtt(x - two63, 64) ^ i64::MIN
+                }
+                // Clang's branchless split (TensorFlow): past 2^64 and +inf give 2^63.
+                (64, false) if conv == IntConversion::X86Eigen => {
+                    let low = cvtt(x, 64);
+                    low | (cvtt(x - two63, 64) & (low >> 63))
+                }
+                _ => cvtt(x, 64),
+            };
+            [int as u64 & mask, 0]
+        })
+        .collect();
+    Some(Array::from_bits(to, a.shape.clone(), &bits).expect("shape kept"))
 }
 
 /// `a.astype(out.dtype)` as PyTorch converts to and from its float8 dtypes

@@ -114,7 +114,18 @@ pub(super) fn clip_within(
     );
     let (x, lo, hi) = (x.as_ref(), lo.as_ref(), hi.as_ref());
     let dropped = dropped_int_bounds(policy, x, lo, hi);
-    let (lo, hi) = dropped.as_ref().map_or((lo, hi), |(l, h)| (l, h));
+    // One bound dropped: `_clip` calls `np.maximum(x, lo)` or `np.minimum(x, hi)`, whose
+    // promotion and values the other bound alone decides (`clip(uint32, inf, 2**63 - 1)` is
+    // inf); both dropped: the dtype's limits, which bound nothing (`np.positive(x)`).
+    match &dropped {
+        Some((Some(_), None)) => return binary_within(policy, Op::Minimum, x, hi, max_elements),
+        Some((None, Some(_))) => return binary_within(policy, Op::Maximum, x, lo, max_elements),
+        _ => {}
+    }
+    let (lo, hi) = match &dropped {
+        Some((Some(l), Some(h))) => (l, h),
+        _ => (lo, hi),
+    };
     if policy.semantics.clip_mixed_bounds == ClipMixedBounds::Unsupported {
         let dimensioned = |a: &Arg| matches!(a, Arg::Array(arr) if !arr.shape.is_empty());
         let number = |a: &Arg| matches!(a, Arg::Scalar(_));
@@ -295,9 +306,14 @@ pub(super) fn clip_within(
 
 /// NumPy's `np.clip` of an integer array of its own with Python-int bounds (`ClipBounds::Drop`):
 /// a lower bound at or below the dtype's minimum, or an upper bound at or above its maximum,
-/// is dropped (`_clip` passes `None`), here replaced by that limit, which bounds nothing and
-/// promotes as any Python int does. `None` when no bound is dropped.
-fn dropped_int_bounds(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Option<(Arg, Arg)> {
+/// is dropped (`_clip` passes `None`); each dropped bound is given as that limit. `None` when
+/// no bound is dropped.
+fn dropped_int_bounds(
+    policy: &Generated,
+    x: &Arg,
+    lo: &Arg,
+    hi: &Arg,
+) -> Option<(Option<Arg>, Option<Arg>)> {
     let Arg::Array(a) = x else { return None };
     let DType::Int { bits, signed } = a.dtype else {
         return None;
@@ -314,10 +330,7 @@ fn dropped_int_bounds(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Option
     };
     match (past(lo, min, true), past(hi, max, false)) {
         (None, None) => None,
-        (l, h) => Some((
-            l.unwrap_or_else(|| lo.clone()),
-            h.unwrap_or_else(|| hi.clone()),
-        )),
+        dropped => Some(dropped),
     }
 }
 

@@ -233,11 +233,13 @@ impl Conversion {
         materialise(s, compute, self.python_int)
     }
 
-    /// A real float array converted to a sub-byte integer `to` as ml_dtypes converts it, where
-    /// the policy's library does (`IntnConversion::Wrap`; `None` otherwise).
+    /// A float array (a complex one's real part) converted to a sub-byte integer `to` as
+    /// ml_dtypes converts it, where the policy's library does (`IntnConversion::Wrap`; `None`
+    /// otherwise).
     pub(super) fn intn(self, a: &Array, to: DType) -> Option<Array> {
         let sub_byte = matches!(to, DType::Int { bits, .. } if bits < 8);
-        (self.wrap_intn && sub_byte && a.dtype.is_float()).then(|| intn_wrap_astype(a, to))
+        let real = a.dtype.is_float() || a.dtype.is_complex();
+        (self.wrap_intn && sub_byte && real).then(|| intn_wrap_astype(a, to))
     }
 
     /// An array operand converted to `compute` where the policy's library converts it
