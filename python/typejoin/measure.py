@@ -187,10 +187,12 @@ NUMPY_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "r
 # intn_conversion by converting every float8/float16/bfloat16 pattern to ml_dtypes' int1–uint4
 # (`np.float32(300).astype(uint4)` is 12, `float8_e5m2(inf)` 15); clip_bounds by
 # scripts/fuzz_libraries.py numpy (`np.clip(uint8, -2**63, 2**64 - 1)` leaves every element);
-# int_conversion by scripts/oracle_int_casts.py numpy (`np.float64(300.5).astype(uint8)` is 44,
-# NaN to uint64 is 2**63).
+# int_conversion by scripts/oracle_float_int_casts.py numpy (`np.float64(300.5).astype(uint8)` is 44,
+# NaN to uint64 is 2**63); where_scalars by scripts/fuzz_libraries.py numpy (`np.where(c, 300,
+# int8)` is 44, `np.where(c, 2**64 - 1, 255)` int64 -1).
 NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact",
-                     "intn_conversion": "wrap", "clip_bounds": "drop", "int_conversion": "x86"}
+                     "intn_conversion": "wrap", "clip_bounds": "drop", "int_conversion": "x86",
+                     "where_scalars": "wrap"}
 
 
 def numpy_kernels(dtypes, result):

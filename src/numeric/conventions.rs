@@ -322,13 +322,18 @@ conventions! {
     /// What `where` does with a Python float (or a part of a Python complex) past the finite
     /// range of the result dtype.
     where_scalars: WhereScalars {
-        /// It rounds to ±inf like any operand (NumPy, JAX, TensorFlow).
-        Round = "round" ("NumPy: a Python float past the range is ±inf"),
+        /// It rounds to ±inf like any operand (JAX, TensorFlow; NumPy's `where` also wraps a
+        /// Python int: `wrap`).
+        Round = "round" ("JAX: a Python float past the range is ±inf"),
         /// An `overflow` error where the result has 32 bits or more per part, float32 or complex64
         /// (PyTorch converts it checked: "value cannot be converted to type float without
         /// overflow", from any value greater than the largest finite float32, even one that would
         /// round down to it); a float16 or bfloat16 result still rounds it (to ±inf), as PyTorch's.
         Checked = "checked" ("PyTorch's where: an `overflow` error into float32/complex64"),
+        /// As `round`, and a Python int becomes an integer result wrapped to its width, as
+        /// NumPy's `np.where` casts it (`where(c, 300, int8)` is 44, `where(c, 2**64 - 1, 255)`
+        /// is int64 −1); below −2^63 or from 2^64 it is an `overflow` error (NumPy 2.4.6).
+        Wrap = "wrap" ("NumPy's where: a Python int wraps into an integer result"),
     }
 
     /// How a value becomes a float8 (a cast, an op's float32 result, a Python number, a

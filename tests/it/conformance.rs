@@ -944,6 +944,68 @@ fn numpy_clip_drops_python_int_bounds_past_an_integer_arrays_range() {
     assert_eq!(kind(&clip(int4, -200, 300)).as_deref(), Some("overflow"));
 }
 
+/// `np.where` converts a Python int into the result dtype by an unsafe cast (`where_scalars =
+/// "wrap"`): an integer result wraps it, a float one takes its value, and outside [-2**63,
+/// 2**64) it raises OverflowError. Each case measured on NumPy 2.4.6 (fresh seed 100041 found
+/// the first: typejoin raised `overflow`).
+#[test]
+fn numpy_where_wraps_a_python_int_into_an_integer_result() {
+    let numpy = typejoin::policy("numpy").unwrap();
+    let cond = r#"{"dtype": "bool", "shape": [2], "bits": [1, 0]}"#;
+    let int = |v: &str| format!(r#"{{"scalar": "int", "value": {v}}}"#);
+    let array =
+        |d: &str, bits: &str| format!(r#"{{"dtype": "{d}", "shape": [2], "bits": {bits}}}"#);
+    let measured = [
+        (
+            int("300"),
+            array("int8", "[1, 2]"),
+            r#""dtype":"int8","shape":[2],"bits":[44,2]"#,
+        ),
+        (
+            int("-1"),
+            array("uint8", "[1, 2]"),
+            r#""dtype":"uint8","shape":[2],"bits":[255,2]"#,
+        ),
+        (
+            int("18446744073709551615"),
+            array("int8", "[1, 2]"),
+            r#""dtype":"int8","shape":[2],"bits":[255,2]"#,
+        ),
+        (
+            int("18446744073709551615"),
+            int("255"),
+            r#""dtype":"int64","shape":[2],"bits":[18446744073709551615,255]"#,
+        ),
+        (
+            int("18446744073709551615"),
+            array("uint64", "[1, 2]"),
+            r#""dtype":"uint64","shape":[2],"bits":[18446744073709551615,2]"#,
+        ),
+        (
+            int("9223372036854775808"),
+            array("float16", "[15360, 16384]"),
+            r#""dtype":"float16","shape":[2],"bits":[31744,16384]"#,
+        ),
+        (int("\"18446744073709551616\""), int("1"), r#""error":"#),
+    ];
+    for (x, y, want) in measured {
+        let case = format!(r#"{{"id": 0, "op": "where", "args": [{cond}, {x}, {y}]}}"#);
+        let got = run_line(numpy, &case, Limits::default());
+        assert!(got.contains(want), "{case}: {got}");
+    }
+    let overflow: Value = serde_json::from_str(&run_line(
+        numpy,
+        &format!(
+            r#"{{"id": 0, "op": "where", "args": [{cond}, {}, {}]}}"#,
+            int("-9223372036854775809"),
+            int("1")
+        ),
+        Limits::default(),
+    ))
+    .unwrap();
+    assert_eq!(kind(&overflow), Some("overflow"));
+}
+
 /// ml_dtypes 0.6.0's casts of floats to its sub-byte integers, measured live by
 /// `scripts/oracle_intn_casts.py`: every pattern of the float8, float6 and float4 formats and
 /// 2,067 values of bfloat16 and of float16 and 1,043 of float32 and of float64 (the edges where the

@@ -5,7 +5,7 @@ use super::accept::{accepts, accepts_operands, canonical_arg};
 use super::astype::astype;
 use super::binary::binary_within;
 use super::flush;
-use super::scalar::{Conversion, int_range, python_ints_fit};
+use super::scalar::{Conversion, int_range, materialise, python_ints_fit};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
 use std::borrow::Cow;
@@ -456,7 +456,25 @@ pub(super) fn select_within(
         canonical_arg(policy, y),
     );
     let (cond, x, y) = (cond.as_ref(), x.as_ref(), y.as_ref());
-    python_ints_fit(policy, &[x, y])?;
+    let wrap = policy.semantics.where_scalars == WhereScalars::Wrap;
+    if !wrap {
+        python_ints_fit(policy, &[x, y])?;
+    }
+    for a in [x, y] {
+        match a {
+            Arg::Scalar(Scalar::Int(v)) if wrap && !(-(1i128 << 63)..1i128 << 64).contains(v) => {
+                return err(
+                    ErrorKind::Overflow,
+                    format!(
+                        "Python integer {v} is outside [-2**63, 2**64), which the {} policy's \
+                         where converts (NumPy raises OverflowError); use an array",
+                        policy.name
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
     accepts_operands(policy, OpId::WHERE, &[x.operand(), y.operand()])?;
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
@@ -483,7 +501,13 @@ pub(super) fn select_within(
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
     };
-    let (x, y) = (chosen(policy, x, compute)?, chosen(policy, y, compute)?);
+    // Under `WhereScalars::Wrap` a Python int wraps into an integer result (and converts to a
+    // float or complex one by its value).
+    let value = |a: &Arg| match a {
+        Arg::Scalar(s @ Scalar::Int(_)) if wrap => materialise(*s, compute, PythonInt::Wrap),
+        _ => chosen(policy, a, compute),
+    };
+    let (x, y) = (value(x)?, value(y)?);
     let full = |a: Array| {
         if a.shape == shape {
             a
