@@ -524,4 +524,24 @@ conventions! {
         /// TensorFlow 2.21's 48 pairs, 128 values each.
         X86Eigen = "x86-eigen" ("TensorFlow: C casts on x86-64, Clang's uint64 split"),
     }
+
+    /// In what order `sum` adds the elements of a float or complex array, each step rounded as
+    /// the library rounds it.
+    sum_order: SumOrder {
+        /// Exactly (Shewchuk's partials, as Python's `math.fsum`), rounded once into the result
+        /// dtype: no order, so no library's last-place error.
+        Exact = "exact" ("exact, rounded once"),
+        /// As NumPy's `add.reduce` (`np.sum`) on a C-contiguous array, from +0.0: where the
+        /// summed elements are adjacent (the whole array, or an axis followed only by dimensions
+        /// of size 1), NumPy's `pairwise_sum` over each line: fewer than 8 elements one by one,
+        /// up to 128 in 8 interleaved accumulators added as `((r0 + r1) + (r2 + r3)) + ((r4 +
+        /// r5) + (r6 + r7))` and the rest one by one, more split in two at half rounded down to
+        /// a multiple of 8; complex numbers 4 accumulators a part, blocks of 64 (float16 in
+        /// float32, rounded once at the end). Along any other axis the rows are added one after
+        /// another into the result. ml_dtypes' dtypes (bfloat16, the float8s) add one by one
+        /// in float32, each step rounded to the dtype. Measured on 3,000 random arrays of every
+        /// float and complex dtype, shape and axis, and sums of up to 70,000 elements (NumPy
+        /// 2.4.6, ml_dtypes 0.6.0).
+        NumPy = "numpy" ("NumPy: pairwise along adjacent elements, rows one by one"),
+    }
 }

@@ -46,7 +46,7 @@ fn kernel_conventions_are_generated() {
         ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower,
         DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntConversion,
         IntnConversion, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
-        WhereScalars, ZeroSign, ZeroTies,
+        SumOrder, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -68,6 +68,7 @@ fn kernel_conventions_are_generated() {
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
             intn_conversion: IntnConversion::Saturate,
             int_conversion: IntConversion::X86C10,
+            sum_order: SumOrder::Exact,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,
