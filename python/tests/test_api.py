@@ -29,7 +29,9 @@ def test_tensorflow_safe_runs_as_measured():
     safe = typejoin.policy("tensorflow-safe")
     assert isinstance(safe, typejoin.Table) and safe.name == "tensorflow_safe"
     assert safe.join("int8", "int16") == "int16"
-    assert safe.join("uint8", "int8") is None
+    assert safe.join_or_none("uint8", "int8") is None
+    with pytest.raises(typejoin.PromotionError):
+        safe.join("uint8", "int8")
     assert not safe.check().ok  # not a lattice
     ref = typejoin.reference
     with pytest.raises(typejoin.KernelError) as e:
@@ -83,7 +85,7 @@ def test_every_shipped_policy_round_trips(name):
     # the same file from disk gives the same table
     from_disk = typejoin.load(ROOT / "lattices" / f"{name}.toml")
     assert from_disk.table() == table
-    assert not from_disk.diff(p)
+    assert from_disk.diff(p)
     assert p.to_dot().startswith("digraph")
 
 
@@ -105,12 +107,18 @@ def test_joins_and_result_types_take_what_users_have():
     jax = typejoin.policy("jax")
     assert jax.join("int8", "uint8") == "int16"
     assert jax.join(np.int8, np.float16) == "float16"
-    assert jax.join("float8_e4m3fn", "float32") is None
+    assert jax.join_or_none("float8_e4m3fn", "float32") is None
     assert jax.result_type(np.dtype("int8"), 1.0) == "float64"  # weak f* under x64
     assert jax.result_type(np.zeros(3, ml_dtypes.bfloat16), 2) == "bfloat16"
-    assert jax.result_type("i8", "u8", "f16") == "float16"
-    with pytest.raises(TypeError, match="no common upper bound"):
+    # NumPy's typecodes and dtype strings mean what they mean in NumPy
+    assert jax.result_type("i1", "u1", "f2") == "float16"
+    assert jax.result_type("i8", "<u2") == "int64"
+    assert typejoin.policy("numpy").result_type("u2", "f") == "float32"
+    with pytest.raises(typejoin.PromotionError, match="no common upper bound") as e:
         jax.result_type("float8_e4m3fn", "float32")
+    assert isinstance(e.value, TypeError)
+    with pytest.raises(typejoin.PromotionError, match="no common upper bound"):
+        jax.join("float8_e4m3fn", "float32")
     with pytest.raises(ValueError, match="did you mean `float32`"):
         jax.result_type("flaot32", "int8")
     torch = typejoin.policy("torch")
@@ -233,12 +241,12 @@ def test_numpy_measured_live_shows_the_associativity_witness():
 def test_diff_names_the_cells():
     jax, strict = typejoin.policy("jax"), typejoin.policy("jax-strict")
     d = jax.diff(strict)
-    assert d and not d.same
+    assert not d and not d.same  # bool(): true when nothing differs
     # jax-strict leaves undefined what jax promotes: 233 joins, none changed
     assert d.json["counts"]["by_change"] == {"only-a": 233}
     assert len(d.cells) == 233, d.text
     assert "jax" in str(d)
-    assert not jax.diff(typejoin.policy("jax"))
+    assert jax.diff(typejoin.policy("jax"))
 
 
 def test_safety_and_suggest():
@@ -280,3 +288,54 @@ def test_errors_are_located_policy_errors():
 def test_svg_for_notebooks():
     svg = typejoin.policy("jax")._repr_svg_()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def test_submodules_load_after_import_typejoin_alone():
+    import subprocess
+    import sys
+
+    code = ("import typejoin, numpy as np; "
+            "print(typejoin.reference.add(np.array([1], np.int8), 1).dtype, "
+            "typejoin.testing.mismatches.__name__, 'reference' in dir(typejoin))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["int8", "mismatches", "True"]
+    with pytest.raises(AttributeError, match="has no attribute 'referance'"):
+        typejoin.referance
+
+
+def test_no_promotion_is_the_librarys_own_error():
+    # NumPy's: code written against np.result_type catches typejoin's error
+    numpy = typejoin.policy("numpy")
+    with pytest.raises(np.exceptions.DTypePromotionError, match="uint2"):
+        numpy.join("uint2", "int4")  # ml_dtypes' sub-byte integers do not promote
+    safe = typejoin.policy("tensorflow-safe")
+    with pytest.raises(typejoin.PromotionError) as e:
+        safe.result_type(np.uint8, np.int8)
+    assert type(e.value) is typejoin.PromotionError and isinstance(e.value, TypeError)
+
+
+def test_report_counts_what_it_says():
+    report = typejoin.policy("numpy").check(witnesses=1)
+    violated = [law for law in report.laws if law["status"] == "violated"]
+    assert report.violation_count == sum(law["count"] for law in violated)
+    assert report.violation_count > len(report.violations)
+    assert repr(report) == (f"<Report numpy_result_type: {len(violated)} law(s) violated by "
+                            f"{report.violation_count} case(s)>")
+    assert not report and typejoin.policy("jax").check()
+
+
+def test_from_library_restores_jax_configuration():
+    jax = pytest.importorskip("jax")
+    before = (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion)
+    typejoin.Table.from_library("jax")
+    assert (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion) == before
+
+
+def test_from_library_restores_tensorflow_configuration():
+    tf = pytest.importorskip("tensorflow")
+    from tensorflow.python.framework import ops
+
+    before = (ops.get_dtype_conversion_mode(), hasattr(tf.Tensor, "reshape"))
+    typejoin.Table.from_library("tensorflow-safe")
+    assert (ops.get_dtype_conversion_mode(), hasattr(tf.Tensor, "reshape")) == before

@@ -195,3 +195,45 @@ def test_the_default_policy_is_numpy_as_measured():
     assert ref.equal(big, np.array([2 ** 63 - 1], np.uint64)).tolist() == [True]
     assert ref.less(np.array([1], np.uint8), -1).tolist() == [False]
     assert ref.equal(np.array([44], np.int8), 300).tolist() == [False]
+
+
+def test_kernels_take_numpys_arguments():
+    x = np.array([1, 5, 9], np.int8)
+    # a None bound bounds nothing, as np.clip: the other bound alone promotes
+    assert ref.clip(x, None, 3).tolist() == [1, 3, 3] and ref.clip(x, None, 3).dtype == np.int8
+    assert ref.clip(x, 2, None).tolist() == [2, 5, 9]
+    assert ref.clip(x, None, 3.5).dtype == np.float64  # np.clip(int8, None, 3.5)
+    assert ref.clip(x).tolist() == [1, 5, 9] and ref.clip(x).dtype == np.int8
+    m = np.arange(6, dtype=np.int8).reshape(2, 3)
+    assert ref.sum(m, axis=-1).tolist() == [3, 12]
+    kept = ref.sum(m, axis=1, keepdims=True)
+    assert kept.shape == (2, 1) and kept.dtype == np.int64
+    assert ref.sum(m, keepdims=True).shape == (1, 1)
+    # dtype=: the sum of the elements converted, in that dtype (int8 wraps: 100 * 3 is 44)
+    big = np.full(3, 100, np.int16)
+    assert ref.sum(big, dtype=np.int8).dtype == np.int8
+    assert int(ref.sum(big, dtype=np.int8)) == int(np.sum(big, dtype=np.int8)) == 44
+    f = np.array([0.1, 0.2, 0.3], np.float32)
+    assert ref.sum(f, dtype="float64").tobytes() == np.sum(f, dtype=np.float64).tobytes()
+    out = np.zeros((2, 1), np.int64)
+    assert ref.sum(m, axis=1, keepdims=True, out=out) is out and out.tolist() == [[3], [12]]
+
+
+def test_policy_objects_run_their_generated_kernels():
+    x = np.array([1, 2], np.int8)
+    assert ref.add(x, 300, policy=typejoin.policy("torch")).tolist() == [45, 46]
+    numpy = typejoin.policy("numpy")
+    assert ref.sum(np.array([0.1] * 10, np.float32), policy=numpy).tobytes() == \
+        np.sum(np.array([0.1] * 10, np.float32)).tobytes()
+    mine = typejoin.Policy.from_toml(
+        (ROOT / "lattices" / "jax.toml").read_text(encoding="utf-8"), "mine.toml")
+    with pytest.raises(TypeError, match="run the generated policies"):
+        ref.add(x, x, policy=mine)
+
+
+def test_numpy_sums_add_in_numpys_order():
+    rng = np.random.default_rng(7)
+    for dtype in (np.float16, np.float32, np.float64, np.complex64):
+        for shape, axis in [((1000,), None), ((3, 130), 1), ((129, 2), 0), ((300, 1), 0)]:
+            x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 3, shape)).astype(dtype)
+            assert ref.sum(x, axis).tobytes() == np.sum(x, axis).tobytes(), (dtype, shape, axis)

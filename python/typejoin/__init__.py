@@ -11,14 +11,18 @@ Policies (``.toml``) and observed tables (``.json``, or measured live with
 :meth:`Table.from_library`) share one interface: :meth:`check`, :meth:`join`,
 :meth:`result_type`, :meth:`table`, :meth:`diff`, :meth:`to_dot`, :meth:`to_svg`. Policies
 add :meth:`Policy.safety` and :meth:`Policy.suggest`. The reference kernels are in
-:mod:`typejoin.reference`, the pytest helper in :mod:`typejoin.testing`.
+:mod:`typejoin.reference`, the pytest helper in :mod:`typejoin.testing`; both load on first
+use after ``import typejoin``, as NumPy's submodules do. Dtype names are NumPy's wherever
+NumPy has them: ``"i8"`` is int64, ``"<f4"`` float32, as ``np.dtype`` reads them.
 """
 
 from __future__ import annotations
 
 import html
+import importlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -27,9 +31,59 @@ from ._native import KernelError, PolicyError
 
 __all__ = [
     "Policy", "Table", "Report", "Violation", "Diff", "PolicyError", "KernelError",
-    "load", "policy", "policies", "libraries", "operand_name",
+    "PromotionError", "load", "policy", "policies", "libraries", "operand_name",
 ]
 __version__ = "0.1.0"
+
+_SUBMODULES = ("reference", "testing", "measure")
+
+
+def __getattr__(name: str) -> Any:
+    """``typejoin.reference``, ``typejoin.testing`` and ``typejoin.measure`` after ``import
+    typejoin`` alone: each is imported on first use (PEP 562), as NumPy's and SciPy's are."""
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_SUBMODULES))
+
+
+class PromotionError(TypeError):
+    """The operands have no promotion under the policy: what :meth:`Policy.result_type` and
+    :meth:`Policy.join` raise. Raised for a NumPy policy it is also NumPy's
+    ``DTypePromotionError``, for a JAX policy (with JAX imported) ``jax.dtypes.
+    TypePromotionError``, so that code written against the library catches it."""
+
+
+_PROMOTION_ERRORS: Dict[str, type] = {}
+
+
+def _promotion_error(policy_name: str) -> type:
+    """The :class:`PromotionError` raised for ``policy_name``: a subclass that is also its
+    library's own error where that library is imported (NumPy always is)."""
+    library = policy_name.partition("_")[0].partition("-")[0]
+    if library == "jax" and "jax" not in sys.modules:
+        return PromotionError
+    cached = _PROMOTION_ERRORS.get(library)
+    if cached is not None:
+        return cached
+    base: Optional[type] = None
+    if library == "numpy":
+        import numpy as np
+
+        base = np.exceptions.DTypePromotionError
+    elif library == "jax":
+        base = getattr(getattr(sys.modules["jax"], "dtypes", None), "TypePromotionError", None)
+    error = PromotionError
+    if base is not None:
+        error = type(f"PromotionError[{library}]", (PromotionError, base),
+                     {"__doc__": PromotionError.__doc__, "__module__": __name__})
+    _PROMOTION_ERRORS[library] = error
+    return error
 
 
 @dataclass(frozen=True)
@@ -62,13 +116,24 @@ class Report:
         ]
 
     def __bool__(self) -> bool:
+        """True when nothing is wrong (``ok``), as for :class:`Diff`."""
         return self.ok
 
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def violation_count(self) -> int:
+        """How many cells or tuples violate a law, over every law (``violations`` shows a few
+        witnesses of each)."""
+        return sum(law["count"] for law in self.laws if law["status"] == "violated")
+
     def __repr__(self) -> str:
-        state = "ok" if self.ok else f"{len(self.violations)} violation(s)"
+        if self.ok:
+            state = "ok"
+        else:
+            laws = sum(law["status"] == "violated" for law in self.laws)
+            state = f"{laws} law(s) violated by {self.violation_count} case(s)"
         return f"<Report {self.name}: {state}>"
 
     def _repr_html_(self) -> str:
@@ -92,7 +157,9 @@ class Report:
 
 class Diff:
     """Where two policies or tables disagree: ``same``, ``str()`` the text of ``typejoin
-    diff``, ``json`` its JSON document (``cells``: its ``entries``, one per differing cell)."""
+    diff``, ``json`` its JSON document (``cells``: its ``entries``, one per differing cell).
+    ``bool(diff)`` is true when nothing differs, as ``bool(report)`` is when nothing is
+    wrong."""
 
     def __init__(self, same: bool, text: str, doc: Dict[str, Any]):
         self.same = same
@@ -101,7 +168,7 @@ class Diff:
         self.cells: List[Dict[str, Any]] = doc.get("entries", [])
 
     def __bool__(self) -> bool:
-        return not self.same
+        return self.same
 
     def __str__(self) -> str:
         return self.text
@@ -152,7 +219,9 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     category; a PyTorch or TensorFlow dtype is its name. No library is imported that the
     caller did not pass (NumPy aside)."""
     if isinstance(x, str):
-        return x
+        if ruleset is not None and x in ruleset._node_set:
+            return x
+        return _numpy_name(x)
     python_bool = "bool" if ruleset is None else ruleset._python_bool
     if isinstance(x, bool) or x is bool:
         return python_bool
@@ -187,6 +256,27 @@ def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     return _library_dtype_name(x)
 
 
+_NUMPY_NAMES: Dict[str, str] = {}
+
+
+def _numpy_name(x: str) -> str:
+    """A dtype string as NumPy reads it (``"i8"`` is int64, ``"<f4"`` float32, ``"float"``
+    float64; ml_dtypes' names once it is imported); a string NumPy does not read (a weak type
+    ``i*``, a category node, ``complex32``) is kept for the policy to resolve."""
+    name = _NUMPY_NAMES.get(x)
+    if name is None:
+        name = x
+        if "*" not in x and "@" not in x:
+            import numpy as np
+
+            try:
+                name = np.dtype(x).name
+            except TypeError:
+                pass
+        _NUMPY_NAMES[x] = name
+    return name
+
+
 def _is_value(x: Any) -> bool:
     """Whether ``x`` is a value (a Python or NumPy scalar, an array of any library), not a
     dtype, a type or a name."""
@@ -203,6 +293,7 @@ class _Ruleset:
     def __init__(self, native: "_native.Loaded", path: str):
         self._native = native
         self.path = path
+        self._shipped: Optional[str] = None
         self._node_set = frozenset(native.nodes)
         try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
             native.result_type(["b*"])
@@ -231,21 +322,27 @@ class _Ruleset:
         doc, text = self._native.check(witnesses)
         return Report(json.loads(doc), text)
 
-    def join(self, a: Any, b: Any) -> Optional[str]:
-        """The dtype ``a`` and ``b`` promote to (as the library returns it), ``None`` when
-        they do not promote."""
+    def join(self, a: Any, b: Any) -> str:
+        """The dtype ``a`` and ``b`` promote to (as the library returns it); raises
+        :class:`PromotionError` when they do not promote (:meth:`join_or_none` returns
+        ``None`` instead)."""
+        return self.result_type(a, b)
+
+    def join_or_none(self, a: Any, b: Any) -> Optional[str]:
+        """As :meth:`join`, but ``None`` where the operands do not promote."""
         return self.result_type(a, b, _raise=False)
 
     def result_type(self, *operands: Any, _raise: bool = True) -> Optional[str]:
         """The dtype the operands promote to, as the library returns it (a weak result is
         materialised: JAX's ``f*`` is ``float64`` under x64). Operands may be dtype names,
         NumPy/ml_dtypes dtypes, arrays (a 0-d array is a zero-dim operand where the policy
-        has that category), or Python scalars (weak). Raises ``TypeError`` when there is no
-        result (the library raises)."""
+        has that category), or Python scalars (weak). Raises :class:`PromotionError` (a
+        ``TypeError``; for NumPy and JAX policies also the library's own error) when there is
+        no result (the library raises)."""
         names, values = self._operands(operands)
         node, dtype, error = self._native.result_type(names, values)
         if dtype is None and _raise:
-            raise TypeError(f"{' ∨ '.join(names)}: {error}")
+            raise _promotion_error(self._native.name)(f"{' ∨ '.join(names)}: {error}")
         return dtype
 
     def result_node(self, *operands: Any) -> Optional[str]:
@@ -386,6 +483,7 @@ def policy(name: str) -> Union[Policy, Table]:
         raise KeyError(f"no shipped policy {name!r}; the policies are "
                        f"{', '.join(policies() + libraries())}")
     path, text = _SHIPPED[name]
-    if path.endswith(".json"):
-        return Table.from_json(text, path)
-    return Policy.from_toml(text, path)
+    loaded: Union[Policy, Table] = (Table.from_json(text, path) if path.endswith(".json")
+                                    else Policy.from_toml(text, path))
+    loaded._shipped = name  # the generated policy the reference kernels run for it
+    return loaded

@@ -19,6 +19,7 @@ raised; `errors["a|b"]` names the exception. Keys are in dtype order, so a re-ru
 same versions gives the same document. This module imports no part of typejoin.
 """
 
+import contextlib
 import json
 import os
 import platform
@@ -389,11 +390,31 @@ def dump_numpy_result_type():
     }
 
 
-def dump_jax():
+@contextlib.contextmanager
+def _jax_config():
+    """JAX's global configuration as the measurement needs it (x64, standard promotion),
+    restored afterwards whatever happens."""
     import jax
 
-    jax.config.update("jax_enable_x64", True)
-    jax.config.update("jax_numpy_dtype_promotion", "standard")
+    keys = ("jax_enable_x64", "jax_numpy_dtype_promotion")
+    saved = {k: getattr(jax.config, k) for k in keys}
+    try:
+        jax.config.update("jax_enable_x64", True)
+        jax.config.update("jax_numpy_dtype_promotion", "standard")
+        yield
+    finally:
+        for k, v in saved.items():
+            jax.config.update(k, v)
+
+
+def dump_jax():
+    with _jax_config():
+        return _dump_jax()
+
+
+def _dump_jax():
+    import jax
+
     import jax.numpy as jnp
     import numpy as np
 
@@ -834,7 +855,35 @@ def dump_tensorflow(mode):
     import tensorflow.experimental.numpy as tnp
     from tensorflow.python.framework import flexible_dtypes, weak_tensor
 
-    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=mode)
+    with _tensorflow_config():
+        tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=mode)
+        return _dump_tensorflow(mode, tf, tnp, flexible_dtypes, weak_tensor, itertools)
+
+
+@contextlib.contextmanager
+def _tensorflow_config():
+    """What `tnp.experimental_enable_numpy_behavior` changes in TensorFlow's process-wide
+    state (the dtype conversion mode, NumPy-style slicing, the preference for float32, the
+    NumPy methods it adds to `tf.Tensor`), restored afterwards whatever happens."""
+    from tensorflow.python.framework import ops, tensor
+    from tensorflow.python.ops.numpy_ops import np_dtypes
+
+    mode, slicing = ops._dtype_conversion_mode, ops._numpy_style_slicing
+    prefer = np_dtypes.is_prefer_float32()
+    methods = dict(vars(tensor.Tensor))
+    try:
+        yield
+    finally:
+        ops._dtype_conversion_mode, ops._numpy_style_slicing = mode, slicing
+        np_dtypes.set_prefer_float32(prefer)
+        for name in set(vars(tensor.Tensor)) - set(methods):
+            delattr(tensor.Tensor, name)
+        for name, value in methods.items():
+            if vars(tensor.Tensor).get(name) is not value:
+                setattr(tensor.Tensor, name, value)
+
+
+def _dump_tensorflow(mode, tf, tnp, flexible_dtypes, weak_tensor, itertools):
     strong = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
               "bfloat16", "float16", "float32", "float64", "complex64", "complex128"]
     weak_names = {"int32": "i*", "float32": "f*", "complex128": "c*",

@@ -14,7 +14,10 @@ TensorFlow tensors are read as their libraries read them: a zero-dim weakly type
 tensor a zero-dim operand; results are NumPy arrays. The result dtype is the policy's
 (``policy=`` names a generated policy: ``"numpy"``, the default, is NumPy 2 with ml_dtypes as
 measured, not a lattice (docs/policy-kinds.md); ``"jax"``, ``"array-api"``, ``"torch"``, …),
-the values those of the library the policy describes. ``out=`` takes a C-contiguous
+the values those of the library the policy describes. ``policy=`` also takes a shipped
+:class:`typejoin.Policy` or :class:`typejoin.Table` (``typejoin.policy("jax")``): the kernels
+run the generated policies, so a policy read from another file or measured live is refused
+with what to do. ``out=`` takes a C-contiguous
 array of the result's dtype and shape. The GIL is released while a kernel computes. A kernel
 that refuses its operands raises :class:`typejoin.KernelError` with ``.kind`` (promotion,
 overflow, unsupported, zero-division, input).
@@ -100,10 +103,35 @@ def _operand(x: Any) -> Any:
     return _contiguous(x)
 
 
-_native_call = _native.call
+def _policy_name(policy: Any) -> str:
+    """The generated policy ``policy`` names: a name, or a shipped :class:`typejoin.Policy` or
+    :class:`typejoin.Table` object."""
+    if isinstance(policy, str):
+        return policy
+    name = getattr(policy, "_shipped", None)
+    if name is not None:
+        return name
+    raise TypeError(
+        f"policy={policy!r}: the reference kernels run the generated policies "
+        f"({', '.join(_native_policies())}); pass one of their names or typejoin.policy(name). "
+        "A policy of your own runs once generated into the package (`typejoin codegen`, "
+        "docs/file-formats.md)")
 
 
-def call(op: str, *args: Any, policy: str = "numpy", out: Optional[np.ndarray] = None,
+def _native_policies():
+    from . import libraries, policies
+
+    return policies() + libraries()
+
+
+def _native_call(op: str, args: tuple, policy: Any, out: Optional[np.ndarray] = None,
+                 dtype: Optional[str] = None, axis: Optional[int] = None) -> np.ndarray:
+    if type(policy) is not str:
+        policy = _policy_name(policy)
+    return _native.call(op, args, policy, out, dtype, axis)
+
+
+def call(op: str, *args: Any, policy: Any = "numpy", out: Optional[np.ndarray] = None,
          dtype: Any = None, axis: Optional[int] = None) -> np.ndarray:
     """Runs the kernel ``op`` (a name of the op catalogue) on ``args``.
 
@@ -117,8 +145,12 @@ def call(op: str, *args: Any, policy: str = "numpy", out: Optional[np.ndarray] =
 
 
 def _binary(op: str):
-    def f(x: Any, y: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
-        return _native_call(op, (x, y), policy, out)
+    native = _native.call
+
+    def f(x: Any, y: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
+        if type(policy) is not str:
+            policy = _policy_name(policy)
+        return native(op, (x, y), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x, y)`` under ``policy`` (the runner's op ``{op}``)."
@@ -126,34 +158,75 @@ def _binary(op: str):
 
 
 def _unary(op: str):
-    def f(x: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
-        return _native_call(op, (x,), policy, out)
+    native = _native.call
+
+    def f(x: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
+        if type(policy) is not str:
+            policy = _policy_name(policy)
+        return native(op, (x,), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)`` under ``policy``."
     return f
 
 
-def astype(x: Any, dtype: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
+def astype(x: Any, dtype: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
     """``x`` converted to ``dtype``: NumPy's/ml_dtypes' conversion, correctly rounded."""
     return call("astype", x, policy=policy, out=out, dtype=dtype)
 
 
-def clip(x: Any, lo: Any, hi: Any, *, policy: str = "numpy", out: Optional[np.ndarray] = None):
-    """``clip(x, lo, hi)``: the result dtype is the n-ary join of all three operands."""
+def clip(x: Any, lo: Any = None, hi: Any = None, *, policy: Any = "numpy",
+         out: Optional[np.ndarray] = None):
+    """``clip(x, lo, hi)``: the result dtype is the n-ary join of all three operands. A
+    ``None`` bound bounds nothing, as in ``np.clip``: ``clip(x, None, hi)`` is
+    ``minimum(x, hi)`` (the join of ``x`` and ``hi`` only), ``clip(x, lo, None)``
+    ``maximum(x, lo)``, and with neither ``x`` as it is (``astype`` to its own dtype)."""
+    if lo is None and hi is None:
+        a = x if isinstance(x, np.ndarray) else _operand(x)
+        return call("astype", a, policy=policy, out=out, dtype=a.dtype)
+    if lo is None:
+        return _native_call("minimum", (x, hi), policy, out)
+    if hi is None:
+        return _native_call("maximum", (x, lo), policy, out)
     return call("clip", x, lo, hi, policy=policy, out=out)
 
 
-def where(cond: Any, x: Any, y: Any, *, policy: str = "numpy",
+def where(cond: Any, x: Any, y: Any, *, policy: Any = "numpy",
           out: Optional[np.ndarray] = None):
     """``where(cond, x, y)``: the result dtype is the join of ``x`` and ``y``."""
     return call("where", cond, x, y, policy=policy, out=out)
 
 
-def sum(x: Any, axis: Optional[int] = None, *, policy: str = "numpy",  # noqa: A001
-        out: Optional[np.ndarray] = None):
-    """The sum of ``x`` (or along ``axis``) in the policy's accumulator dtype."""
-    return call("sum", x, policy=policy, out=out, axis=axis)
+def sum(x: Any, axis: Optional[int] = None, *, dtype: Any = None,  # noqa: A001
+        keepdims: bool = False, policy: Any = "numpy", out: Optional[np.ndarray] = None):
+    """The sum of ``x`` (``axis=None``: every element), or along ``axis`` (negative counts
+    from the end), in the policy's accumulator dtype, as ``np.sum`` takes its arguments.
+    ``dtype=`` sums ``x`` converted to ``dtype`` and gives a result of that dtype (integers
+    wrap into it; NumPy's buffered cast sums arrays of more than 8,192 elements chunk by
+    chunk, which is not modelled); ``keepdims=True`` keeps the summed dimensions, of size 1."""
+    if not isinstance(x, np.ndarray):
+        x = _operand(x)
+    ndim = x.ndim
+    if axis is not None and -ndim <= axis < 0:
+        axis += ndim
+    simple = dtype is None and not keepdims
+    if dtype is not None:
+        x = astype(x, dtype, policy=policy)
+    r = call("sum", x, policy=policy, out=out if simple else None, axis=axis)
+    if simple:
+        return r
+    if r.dtype != x.dtype and dtype is not None:
+        r = astype(r, x.dtype, policy=policy)
+    if keepdims:
+        r = r.reshape([1] * ndim if axis is None else
+                      [1 if k == axis else d for k, d in enumerate(x.shape)])
+    if out is None:
+        return r
+    if out.dtype != r.dtype or out.shape != r.shape:
+        raise ValueError(f"out= must be an array of the result's dtype and shape: {r.dtype} "
+                         f"{r.shape}, not {out.dtype} {out.shape}")
+    out[...] = r
+    return out
 
 
 for _name, _arity in _native.kernel_ops():

@@ -1,8 +1,12 @@
 """A pytest helper for array libraries: gate your ``result_type`` against a declared policy.
 
     def test_promotion_matches_jax_policy():
-        import jax.numpy as jnp, typejoin, typejoin.testing
+        import jax, jax.numpy as jnp, typejoin
+        jax.config.update("jax_enable_x64", True)   # the `jax` policy is JAX with x64
         typejoin.testing.assert_promotion_matches(jnp.result_type, typejoin.policy("jax"))
+
+By default every dtype of the policy this environment can make is tried, and the Python
+scalars of its weak types (``i*``, ``f*``, ``c*``; ``b*`` where the policy has it) beside them.
 """
 
 from __future__ import annotations
@@ -28,12 +32,20 @@ def _normalise(result: Any) -> Optional[str]:
 
 def _operand(name: str) -> Any:
     """What a library's result-type function is called with for ``name``: a NumPy dtype (an
-    ml_dtypes one where NumPy has none), a Python scalar for a weak type."""
+    ml_dtypes one where NumPy has none), a Python scalar for a weak type, a zero-dim NumPy
+    array for a zero-dim category (``int8@0d``). Other categories raise ``TypeError``."""
     weak = {"b*": True, "i*": 1, "f*": 1.0, "c*": 1j}
     if name in weak:
         return weak[name]
     from .reference import dtype_of
 
+    base, _, category = name.partition("@")
+    if category == "0d":
+        import numpy as np
+
+        return np.zeros((), dtype_of(base))
+    if category:
+        raise TypeError(f"no default operand for the category node {name!r}; pass operand=")
     return dtype_of(name)
 
 
@@ -42,12 +54,16 @@ def mismatches(fn: Callable[..., Any], policy: Union[Policy, Table, str],
                operand: Callable[[str], Any] = _operand) -> List[tuple]:
     """Every operand tuple (pairs, then triples up to ``max_operands``, as combinations with
     repetition) where ``fn(*operands)`` differs from ``policy.result_type``: a list of
-    ``(names, library, policy)``; ``None`` stands for "raises"."""
+    ``(names, library, policy)``; ``None`` stands for "raises". By default the operands are
+    every dtype of the policy that ``operand`` can make, its weak types as Python scalars and
+    its zero-dim categories as zero-dim arrays."""
     if isinstance(policy, str):
         policy = _shipped(policy)
     if dtypes is None:
         dtypes = []
-        for n in policy.dtypes:
+        weak = [n for n in policy.nodes if n in ("b*", "i*", "f*", "c*")]
+        categories = [n for n in policy.nodes if "@" in n]
+        for n in policy.dtypes + weak + categories:
             try:
                 operand(n)
             except (TypeError, AttributeError, ImportError):
@@ -61,7 +77,8 @@ def mismatches(fn: Callable[..., Any], policy: Union[Policy, Table, str],
             except Exception:  # the library raised: that is its answer
                 got = None
             try:
-                want = policy.result_type(*names, _raise=False)
+                want = policy.result_type(*[operand(n) if "@" in n else n for n in names],
+                                          _raise=False)
             except ValueError:
                 want = None
             if got != want:
