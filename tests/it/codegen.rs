@@ -68,7 +68,7 @@ fn kernel_conventions_are_generated() {
             clip_mixed_bounds: ClipMixedBounds::Unsupported,
             intn_conversion: IntnConversion::Saturate,
             int_conversion: IntConversion::X86C10,
-            sum_order: SumOrder::Exact,
+            sum_order: SumOrder::Torch,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,

@@ -852,17 +852,15 @@ fn every_numpy_ops_case_is_bit_exact_but_the_declared_classes() {
 /// torch 2.15, measured live by `scripts/fuzz_libraries.py torch --seed 99992 --cases 2000
 /// --record torch_ops` (with `where`, `sum` and `astype`): every case answers as PyTorch does
 /// but the classes docs/kernels.md lists: `remainder` where the vector loop answers otherwise
-/// (place-dependent),
-/// float sums in PyTorch's order, a zero's sign in a complex quotient of the vector loop, and a
-/// Python int past int64 beside a complex bound (PyTorch answers, typejoin refuses the uint64).
-/// Its 16 `astype`s of a float or complex part past an integer's range answer as PyTorch does
-/// since `int_conversion = "x86-c10"`.
+/// (place-dependent), a zero's sign in a complex quotient of the vector loop, and a Python int
+/// past int64 beside a complex bound (PyTorch answers, typejoin refuses the uint64). Its 16
+/// `astype`s of a float or complex part past an integer's range answer as PyTorch does since
+/// `int_conversion = "x86-c10"`, its 2 float sums since `sum_order = "torch"`.
 #[test]
 fn every_torch_ops_case_is_bit_exact_but_the_declared_classes() {
     let differ = known_differences("torch", "torch_ops", 2000, |c, _, want, got| {
         match (c["op"].as_str().unwrap(), kind(want), kind(got)) {
             ("remainder", None, None) => "place-dependent remainder",
-            ("sum", None, None) => "float sum order",
             ("true_divide", None, None) => "complex quotient's zero sign",
             ("clip", None, Some("promotion")) => "Python int past int64",
             _ => "unclassified",
@@ -870,7 +868,6 @@ fn every_torch_ops_case_is_bit_exact_but_the_declared_classes() {
     });
     let want: std::collections::BTreeMap<&str, usize> = [
         ("place-dependent remainder", 9),
-        ("float sum order", 2),
         ("complex quotient's zero sign", 1),
         ("Python int past int64", 1),
     ]
@@ -1060,26 +1057,34 @@ fn floats_past_an_integers_range_cast_as_each_librarys_scalar_loop() {
     }
 }
 
-/// `np.sum` of 1,500 random C-contiguous float, complex and ml_dtypes float8 arrays, whole or
-/// along an axis (shapes of 1 to 1,000 elements, dimensions of size 1 among them), measured
-/// live on NumPy 2.4.6 by `scripts/oracle_numpy_sums.py`: NumPy's order (`sum_order =
-/// "numpy"`: pairwise along adjacent elements, rows one by one, ml_dtypes step by step) gives
-/// every bit; the exact sum rounded once differs on the cases counted here.
+/// `np.sum` and `torch.sum` of 1,500 random C-contiguous float and complex arrays each (NumPy:
+/// ml_dtypes' float8s too), whole or along an axis (shapes of 1 to 1,000 elements, dimensions
+/// of size 1 among them), measured live on NumPy 2.4.6 and PyTorch 2.15 by
+/// `scripts/oracle_sums.py`: each library's order (`sum_order = "numpy"`: pairwise along
+/// adjacent elements, rows one by one, ml_dtypes step by step; `"torch"`: cascade sums over
+/// AVX2 vectors) gives every bit; the exact sum rounded once differs on the cases counted.
 #[test]
-fn numpy_sums_add_in_numpys_order() {
+fn sums_add_in_each_librarys_order() {
     use typejoin::op::{Semantics, SumOrder};
-    let numpy = typejoin::policy("numpy").unwrap();
-    let none = known_differences_of(numpy, "numpy_sums", 1500, |_, _, _, _| "differ");
-    assert_eq!(none, [].into_iter().collect());
-    let exact = Generated {
-        semantics: Semantics {
-            sum_order: SumOrder::Exact,
-            ..numpy.semantics
-        },
-        ..*numpy
-    };
-    let differ = known_differences_of(&exact, "numpy_sums", 1500, |_, _, _, _| "differ");
-    assert_eq!(differ, [("differ", 309)].into_iter().collect());
+    for (policy, exact_differs) in [("numpy", 309), ("torch", 300)] {
+        let stem = format!("{policy}_sums");
+        let measured = typejoin::policy(policy).unwrap();
+        let none = known_differences_of(measured, &stem, 1500, |_, _, _, _| "differ");
+        assert_eq!(none, [].into_iter().collect(), "{policy}");
+        let exact = Generated {
+            semantics: Semantics {
+                sum_order: SumOrder::Exact,
+                ..measured.semantics
+            },
+            ..*measured
+        };
+        let differ = known_differences_of(&exact, &stem, 1500, |_, _, _, _| "differ");
+        assert_eq!(
+            differ,
+            [("differ", exact_differs)].into_iter().collect(),
+            "{policy}"
+        );
+    }
 }
 
 /// TensorFlow 2.21's ops with a Python bool beside a tensor of every dtype, as the fuzzer calls

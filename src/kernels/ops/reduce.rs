@@ -1,11 +1,12 @@
 //! `sum`: integer sums wrap in the accumulator; float sums are exact (Shewchuk's partials) and
-//! rounded once, or added in NumPy's order (`sum_order = "numpy"`).
+//! rounded once, or added in a library's order (`sum_order`, [`super::sum_order`]).
 
 use super::accept::{accepts, accepts_operands, canonical_array};
 use super::astype::astype;
 use super::complex::complex_at;
 use super::lanes::{int_lane, raw, value_of};
 use super::shape::check_result_size;
+use super::sum_order;
 use super::vocab::{DEFAULT_MAX_ELEMENTS, ErrorKind, OpError, err, promotion};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
@@ -146,9 +147,12 @@ pub(super) fn sum_within(
         }
     };
     let conv = astype(a, acc);
-    if policy.semantics.sum_order == SumOrder::NumPy
-        && let Some(bits) = numpy_order::sum(&conv, outer, len, inner)
-    {
+    let ordered = match policy.semantics.sum_order {
+        SumOrder::Exact => None,
+        SumOrder::NumPy => sum_order::numpy(&conv, outer, len, inner),
+        SumOrder::Torch => sum_order::torch(&conv, outer, len, inner),
+    };
+    if let Some(bits) = ordered {
         return Ok(Array::from_bits(acc, shape, &bits).expect("shape"));
     }
     let mut bits = Vec::with_capacity(outer * inner);
@@ -183,183 +187,4 @@ pub(super) fn sum_within(
         }
     }
     Ok(Array::from_bits(acc, shape, &bits).expect("shape"))
-}
-
-/// Float and complex sums in NumPy's order (`SumOrder::NumPy`): `pairwise_sum` of
-/// numpy/_core/src/umath/loops_utils.h.src along adjacent elements, the rows one by one along
-/// any other axis, ml_dtypes' dtypes one by one in float32.
-mod numpy_order {
-    use crate::kernels::array::Array;
-    use crate::kernels::ops::complex::complex_at;
-    use crate::kernels::ops::lanes::{raw, value_of};
-    use crate::numeric::dtype::DType;
-    use crate::numeric::format::{FloatFormat, Value};
-    use std::ops::Add;
-
-    /// The float types NumPy's loops add in.
-    pub(super) trait Float: Copy + Add<Output = Self> {
-        const NEG_ZERO: Self;
-    }
-    impl Float for f32 {
-        const NEG_ZERO: f32 = -0.0;
-    }
-    impl Float for f64 {
-        const NEG_ZERO: f64 = -0.0;
-    }
-
-    /// NumPy's `pairwise_sum` of one line: fewer than 8 values one by one from −0.0, up to 128
-    /// in 8 interleaved accumulators, more split in two at half rounded down to a multiple of 8.
-    pub(super) fn pairwise<T: Float>(v: &[T]) -> T {
-        let n = v.len();
-        if n < 8 {
-            return v.iter().fold(T::NEG_ZERO, |s, &x| s + x);
-        }
-        if n <= 128 {
-            let mut r: [T; 8] = std::array::from_fn(|j| v[j]);
-            let whole = n - n % 8;
-            for block in v[8..whole].chunks_exact(8) {
-                for (r, &x) in r.iter_mut().zip(block) {
-                    *r = *r + x;
-                }
-            }
-            let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-            return v[whole..].iter().fold(res, |s, &x| s + x);
-        }
-        let half = n / 2 - (n / 2) % 8;
-        pairwise(&v[..half]) + pairwise(&v[half..])
-    }
-
-    /// NumPy's complex `pairwise_sum` (counting both parts, as NumPy does): fewer than 4
-    /// elements one by one from −0.0, up to 64 in 4 interleaved accumulators a part, more split
-    /// at the element NumPy's float count halves at.
-    pub(super) fn pairwise_complex<T: Float>(re: &[T], im: &[T]) -> (T, T) {
-        let m = re.len();
-        if m < 4 {
-            let fold = |v: &[T]| v.iter().fold(T::NEG_ZERO, |s, &x| s + x);
-            return (fold(re), fold(im));
-        }
-        if m <= 64 {
-            let whole = m - m % 4;
-            let part = |v: &[T]| {
-                let mut r: [T; 4] = std::array::from_fn(|j| v[j]);
-                for block in v[4..whole].chunks_exact(4) {
-                    for (r, &x) in r.iter_mut().zip(block) {
-                        *r = *r + x;
-                    }
-                }
-                let res = (r[0] + r[1]) + (r[2] + r[3]);
-                v[whole..].iter().fold(res, |s, &x| s + x)
-            };
-            return (part(re), part(im));
-        }
-        let half = (m - m % 8) / 2;
-        let (r1, i1) = pairwise_complex(&re[..half], &im[..half]);
-        let (r2, i2) = pairwise_complex(&re[half..], &im[half..]);
-        (r1 + r2, i1 + i2)
-    }
-
-    /// `x` in format `f`, rounded to nearest; a NaN the positive quiet one, as the exact sum's.
-    fn encode(f: &FloatFormat, x: f64) -> u64 {
-        f.encode(if x.is_nan() {
-            Value::Nan { neg: false }
-        } else {
-            Value::from_f64(x)
-        })
-    }
-
-    /// A float32 sum rounded to an ml_dtypes or float16 `d`, read back as float32 (exact).
-    fn round_to(d: DType, x: f32) -> f32 {
-        let f = d.float_format().expect("a small float");
-        value_of(d, encode(&f, x as f64)).to_f64() as f32
-    }
-
-    /// The sums of `a` (already in the accumulator dtype, shape `[outer, len, inner]`) in
-    /// NumPy's order; `None` for a dtype NumPy does not sum in floats.
-    pub(super) fn sum(a: &Array, outer: usize, len: usize, inner: usize) -> Option<Vec<[u64; 2]>> {
-        let d = a.dtype;
-        let at = |o: usize, k: usize, i: usize| (o * len + k) * inner + i;
-        // Adjacent elements: NumPy's iterator drops the dimensions of size 1 and coalesces the
-        // rest, so the reduction's inner loop is the line itself.
-        let lines = inner == 1;
-        let mut out = Vec::with_capacity(outer * inner);
-        match d {
-            DType::Float64 | DType::Float32 | DType::FLOAT16 => {
-                let f = d.float_format().expect("float");
-                let wide = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
-                for o in 0..outer {
-                    for i in 0..inner {
-                        let s: f64 = match (d, lines) {
-                            (DType::Float64, true) => {
-                                let v: Vec<f64> = (0..len).map(|k| wide(at(o, k, i))).collect();
-                                0.0 + pairwise(&v)
-                            }
-                            (DType::Float64, false) => {
-                                (0..len).fold(0.0, |s, k| s + wide(at(o, k, i)))
-                            }
-                            // float16's loop sums in float32 and rounds once.
-                            (_, true) => {
-                                let v: Vec<f32> =
-                                    (0..len).map(|k| wide(at(o, k, i)) as f32).collect();
-                                (0.0 + pairwise(&v)) as f64
-                            }
-                            (DType::Float32, false) => {
-                                (0..len).fold(0.0f32, |s, k| s + wide(at(o, k, i)) as f32) as f64
-                            }
-                            (_, false) => (0..len)
-                                .fold(0.0f32, |s, k| round_to(d, s + wide(at(o, k, i)) as f32))
-                                as f64,
-                        };
-                        out.push([encode(&f, s), 0]);
-                    }
-                }
-            }
-            DType::Complex64 | DType::Complex128 => {
-                let f = d.float_format().expect("parts");
-                let c64 = d == DType::Complex64;
-                for o in 0..outer {
-                    for i in 0..inner {
-                        let parts = (0..len).map(|k| complex_at(a, at(o, k, i), d));
-                        let (re, im) = match (c64, lines) {
-                            (false, true) => {
-                                let (re, im): (Vec<f64>, Vec<f64>) = parts.unzip();
-                                let (r, i) = pairwise_complex(&re, &im);
-                                (0.0 + r, 0.0 + i)
-                            }
-                            (false, false) => parts.fold((0.0, 0.0), |s, p| (s.0 + p.0, s.1 + p.1)),
-                            (true, true) => {
-                                let (re, im): (Vec<f32>, Vec<f32>) =
-                                    parts.map(|p| (p.0 as f32, p.1 as f32)).unzip();
-                                let (r, i) = pairwise_complex(&re, &im);
-                                ((0.0 + r) as f64, (0.0 + i) as f64)
-                            }
-                            (true, false) => {
-                                let (r, i) = parts.fold((0.0f32, 0.0f32), |s, p| {
-                                    (s.0 + p.0 as f32, s.1 + p.1 as f32)
-                                });
-                                (r as f64, i as f64)
-                            }
-                        };
-                        out.push([encode(&f, re), encode(&f, im)]);
-                    }
-                }
-            }
-            // ml_dtypes' binary loop: float32 sums, each rounded to the dtype.
-            DType::Small(_) => {
-                let f = d.float_format().expect("float");
-                for o in 0..outer {
-                    for i in 0..inner {
-                        let s = (0..len).fold(0.0f32, |s, k| {
-                            round_to(
-                                d,
-                                s + value_of(d, raw(&a.data, at(o, k, i))).to_f64() as f32,
-                            )
-                        });
-                        out.push([encode(&f, s as f64), 0]);
-                    }
-                }
-            }
-            _ => return None,
-        }
-        Some(out)
-    }
 }

@@ -1,0 +1,396 @@
+//! Float and complex sums in a library's order (`sum_order`), each step rounded as the library
+//! rounds it: NumPy's `pairwise_sum` (numpy/_core/src/umath/loops_utils.h.src), PyTorch's
+//! `cascade_sum` (aten/src/ATen/native/cpu/SumKernel.cpp). Both take the operand already in the
+//! accumulator dtype as `[outer, len, inner]` (the summed axis in the middle) and give each
+//! result element's bits, or `None` for a dtype they do not sum in floats.
+
+use super::complex::complex_at;
+use super::lanes::{raw, value_of};
+use crate::kernels::array::Array;
+use crate::numeric::dtype::DType;
+use crate::numeric::format::{FloatFormat, Value};
+use std::ops::Add;
+
+/// The float types NumPy's loops add in.
+trait Float: Copy + Add<Output = Self> {
+    const NEG_ZERO: Self;
+}
+impl Float for f32 {
+    const NEG_ZERO: f32 = -0.0;
+}
+impl Float for f64 {
+    const NEG_ZERO: f64 = -0.0;
+}
+
+/// NumPy's `pairwise_sum` of one line: fewer than 8 values one by one from −0.0, up to 128
+/// in 8 interleaved accumulators, more split in two at half rounded down to a multiple of 8.
+fn pairwise<T: Float>(v: &[T]) -> T {
+    let n = v.len();
+    if n < 8 {
+        return v.iter().fold(T::NEG_ZERO, |s, &x| s + x);
+    }
+    if n <= 128 {
+        let mut r: [T; 8] = std::array::from_fn(|j| v[j]);
+        let whole = n - n % 8;
+        for block in v[8..whole].chunks_exact(8) {
+            for (r, &x) in r.iter_mut().zip(block) {
+                *r = *r + x;
+            }
+        }
+        let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        return v[whole..].iter().fold(res, |s, &x| s + x);
+    }
+    let half = n / 2 - (n / 2) % 8;
+    pairwise(&v[..half]) + pairwise(&v[half..])
+}
+
+/// NumPy's complex `pairwise_sum` (counting both parts, as NumPy does): fewer than 4
+/// elements one by one from −0.0, up to 64 in 4 interleaved accumulators a part, more split
+/// at the element NumPy's float count halves at.
+fn pairwise_complex<T: Float>(re: &[T], im: &[T]) -> (T, T) {
+    let m = re.len();
+    if m < 4 {
+        let fold = |v: &[T]| v.iter().fold(T::NEG_ZERO, |s, &x| s + x);
+        return (fold(re), fold(im));
+    }
+    if m <= 64 {
+        let whole = m - m % 4;
+        let part = |v: &[T]| {
+            let mut r: [T; 4] = std::array::from_fn(|j| v[j]);
+            for block in v[4..whole].chunks_exact(4) {
+                for (r, &x) in r.iter_mut().zip(block) {
+                    *r = *r + x;
+                }
+            }
+            let res = (r[0] + r[1]) + (r[2] + r[3]);
+            v[whole..].iter().fold(res, |s, &x| s + x)
+        };
+        return (part(re), part(im));
+    }
+    let half = (m - m % 8) / 2;
+    let (r1, i1) = pairwise_complex(&re[..half], &im[..half]);
+    let (r2, i2) = pairwise_complex(&re[half..], &im[half..]);
+    (r1 + r2, i1 + i2)
+}
+
+/// `x` in format `f`, rounded to nearest; a NaN the positive quiet one, as the exact sum's.
+fn encode(f: &FloatFormat, x: f64) -> u64 {
+    f.encode(if x.is_nan() {
+        Value::Nan { neg: false }
+    } else {
+        Value::from_f64(x)
+    })
+}
+
+/// A float32 sum rounded to an ml_dtypes or float16 `d`, read back as float32 (exact).
+fn round_to(d: DType, x: f32) -> f32 {
+    let f = d.float_format().expect("a small float");
+    value_of(d, encode(&f, x as f64)).to_f64() as f32
+}
+
+/// The sums of `a` (already in the accumulator dtype, shape `[outer, len, inner]`) in
+/// NumPy's order; `None` for a dtype NumPy does not sum in floats.
+pub(super) fn numpy(a: &Array, outer: usize, len: usize, inner: usize) -> Option<Vec<[u64; 2]>> {
+    let d = a.dtype;
+    let at = |o: usize, k: usize, i: usize| (o * len + k) * inner + i;
+    // Adjacent elements: NumPy's iterator drops the dimensions of size 1 and coalesces the
+    // rest, so the reduction's inner loop is the line itself.
+    let lines = inner == 1;
+    let mut out = Vec::with_capacity(outer * inner);
+    match d {
+        DType::Float64 | DType::Float32 | DType::FLOAT16 => {
+            let f = d.float_format().expect("float");
+            let wide = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
+            for o in 0..outer {
+                for i in 0..inner {
+                    let s: f64 = match (d, lines) {
+                        (DType::Float64, true) => {
+                            let v: Vec<f64> = (0..len).map(|k| wide(at(o, k, i))).collect();
+                            0.0 + pairwise(&v)
+                        }
+                        (DType::Float64, false) => (0..len).fold(0.0, |s, k| s + wide(at(o, k, i))),
+                        // float16's loop sums in float32 and rounds once.
+                        (_, true) => {
+                            let v: Vec<f32> = (0..len).map(|k| wide(at(o, k, i)) as f32).collect();
+                            (0.0 + pairwise(&v)) as f64
+                        }
+                        (DType::Float32, false) => {
+                            (0..len).fold(0.0f32, |s, k| s + wide(at(o, k, i)) as f32) as f64
+                        }
+                        (_, false) => (0..len)
+                            .fold(0.0f32, |s, k| round_to(d, s + wide(at(o, k, i)) as f32))
+                            as f64,
+                    };
+                    out.push([encode(&f, s), 0]);
+                }
+            }
+        }
+        DType::Complex64 | DType::Complex128 => {
+            let f = d.float_format().expect("parts");
+            let c64 = d == DType::Complex64;
+            for o in 0..outer {
+                for i in 0..inner {
+                    let parts = (0..len).map(|k| complex_at(a, at(o, k, i), d));
+                    let (re, im) = match (c64, lines) {
+                        (false, true) => {
+                            let (re, im): (Vec<f64>, Vec<f64>) = parts.unzip();
+                            let (r, i) = pairwise_complex(&re, &im);
+                            (0.0 + r, 0.0 + i)
+                        }
+                        (false, false) => parts.fold((0.0, 0.0), |s, p| (s.0 + p.0, s.1 + p.1)),
+                        (true, true) => {
+                            let (re, im): (Vec<f32>, Vec<f32>) =
+                                parts.map(|p| (p.0 as f32, p.1 as f32)).unzip();
+                            let (r, i) = pairwise_complex(&re, &im);
+                            ((0.0 + r) as f64, (0.0 + i) as f64)
+                        }
+                        (true, false) => {
+                            let (r, i) = parts.fold((0.0f32, 0.0f32), |s, p| {
+                                (s.0 + p.0 as f32, s.1 + p.1 as f32)
+                            });
+                            (r as f64, i as f64)
+                        }
+                    };
+                    out.push([encode(&f, re), encode(&f, im)]);
+                }
+            }
+        }
+        // ml_dtypes' binary loop: float32 sums, each rounded to the dtype.
+        DType::Small(_) => {
+            let f = d.float_format().expect("float");
+            for o in 0..outer {
+                for i in 0..inner {
+                    let s = (0..len).fold(0.0f32, |s, k| {
+                        round_to(
+                            d,
+                            s + value_of(d, raw(&a.data, at(o, k, i))).to_f64() as f32,
+                        )
+                    });
+                    out.push([encode(&f, s as f64), 0]);
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// PyTorch's accumulators: a float, a complex number as its two parts, or the lanes of a
+/// 32-byte vector of either (`Vectorized<acc_t>`: the CPU sum kernel has no AVX-512 build).
+trait Acc: Copy {
+    fn zero() -> Self;
+    fn add(self, other: Self) -> Self;
+}
+impl Acc for f32 {
+    fn zero() -> f32 {
+        0.0
+    }
+    fn add(self, o: f32) -> f32 {
+        self + o
+    }
+}
+impl Acc for f64 {
+    fn zero() -> f64 {
+        0.0
+    }
+    fn add(self, o: f64) -> f64 {
+        self + o
+    }
+}
+impl<T: Acc> Acc for (T, T) {
+    fn zero() -> Self {
+        (T::zero(), T::zero())
+    }
+    fn add(self, o: Self) -> Self {
+        (self.0.add(o.0), self.1.add(o.1))
+    }
+}
+impl<T: Acc, const L: usize> Acc for [T; L] {
+    fn zero() -> Self {
+        [T::zero(); L]
+    }
+    fn add(self, o: Self) -> Self {
+        std::array::from_fn(|k| self[k].add(o[k]))
+    }
+}
+
+/// `multi_row_sum`: `N` sums at once of `size` rows (`load(i, k)`: row `i`'s `k`-th value), in
+/// chunks of `2^max(4, ⌈log2 size⌉ / 4)` rows, the chunks' sums summed in chunks on 4 levels.
+fn multi_row_sum<T: Acc, const N: usize>(size: usize, load: impl Fn(usize, usize) -> T) -> [T; N] {
+    const LEVELS: usize = 4;
+    let ceil_log2 = if size <= 2 {
+        1
+    } else {
+        usize::BITS - (size - 1).leading_zeros()
+    };
+    let power = (ceil_log2 as usize / LEVELS).max(4);
+    let (step, mask) = (1usize << power, (1usize << power) - 1);
+    let mut acc = [[T::zero(); N]; LEVELS];
+    let mut i = 0;
+    while i + step <= size {
+        for _ in 0..step {
+            for (k, a) in acc[0].iter_mut().enumerate() {
+                *a = a.add(load(i, k));
+            }
+            i += 1;
+        }
+        for j in 1..LEVELS {
+            let (lower, upper) = acc.split_at_mut(j);
+            for (a, below) in upper[0].iter_mut().zip(lower[j - 1].iter_mut()) {
+                *a = a.add(*below);
+                *below = T::zero();
+            }
+            if i & (mask << (j * power)) != 0 {
+                break;
+            }
+        }
+    }
+    for i in i..size {
+        for (k, a) in acc[0].iter_mut().enumerate() {
+            *a = a.add(load(i, k));
+        }
+    }
+    let mut sums = acc[0];
+    for level in &acc[1..] {
+        for (s, &a) in sums.iter_mut().zip(level) {
+            *s = s.add(a);
+        }
+    }
+    sums
+}
+
+/// `row_sum`: the row as 4 interleaved sums (`multi_row_sum` of `size / 4` rows of 4), the rest
+/// added to the first, then the others to it in order.
+fn row_sum<T: Acc>(size: usize, load: impl Fn(usize) -> T) -> T {
+    let rows = size / 4;
+    let mut p: [T; 4] = multi_row_sum(rows, |i, k| load(i * 4 + k));
+    for i in rows * 4..size {
+        p[0] = p[0].add(load(i));
+    }
+    p[1..].iter().fold(p[0], |s, &x| s.add(x))
+}
+
+/// `cascade_sum` of `v` (each element in the accumulator type), `[outer, len, inner]`, as
+/// TensorIterator hands it the loops: `vec` elements of the source dtype to a 32-byte vector,
+/// `L` accumulator lanes (fewer for float16 and bfloat16, whose vector of 16 becomes 8 float32
+/// lanes `v[i] + v[i + 8]`).
+fn cascade<T: Acc, const L: usize>(
+    v: &[T],
+    (outer, len, inner): (usize, usize, usize),
+    vec: usize,
+) -> Vec<T> {
+    let lanes = |at: &dyn Fn(usize) -> T| -> [T; L] {
+        std::array::from_fn(|k| {
+            if vec == L {
+                at(k)
+            } else {
+                at(k).add(at(k + L))
+            }
+        })
+    };
+    let mut out = vec![T::zero(); outer * inner];
+    for o in 0..outer {
+        let base = o * len * inner;
+        if len <= 1 || inner == 1 {
+            // The summed elements are adjacent: `vectorized_inner_sum` from a whole vector on,
+            // else `row_sum` (a copy where only one element is summed).
+            let row = &v[base..base + len];
+            out[o * inner] = if len >= vec && inner == 1 {
+                let vectors = len / vec;
+                let acc: [T; L] = row_sum(vectors, |i| lanes(&|k| row[i * vec + k]));
+                let tail = row[vectors * vec..]
+                    .iter()
+                    .fold(T::zero(), |s, &x| s.add(x));
+                acc.iter().fold(tail, |s, &x| s.add(x))
+            } else if inner == 1 {
+                row_sum(len, |i| row[i])
+            } else {
+                T::zero()
+            };
+            if len == 1 {
+                for i in 0..inner {
+                    out[o * inner + i] = v[base + i];
+                }
+            }
+            continue;
+        }
+        let at = |i: usize, j: usize| v[base + i * inner + j];
+        let mut j = 0;
+        if inner >= vec {
+            // `vectorized_outer_sum`: 4 vectors of columns at once, then one, then each column.
+            while j + 4 * L <= inner {
+                let sums: [[T; L]; 4] =
+                    multi_row_sum(len, |i, k| std::array::from_fn(|l| at(i, j + k * L + l)));
+                for (k, s) in sums.iter().enumerate() {
+                    out[o * inner + j + k * L..][..L].copy_from_slice(s);
+                }
+                j += 4 * L;
+            }
+            while j + L <= inner {
+                let s: [T; L] = row_sum(len, |i| std::array::from_fn(|l| at(i, j + l)));
+                out[o * inner + j..][..L].copy_from_slice(&s);
+                j += L;
+            }
+        } else {
+            // `scalar_outer_sum`: 4 columns at once.
+            while j + 4 <= inner {
+                let s: [T; 4] = multi_row_sum(len, |i, k| at(i, j + k));
+                out[o * inner + j..][..4].copy_from_slice(&s);
+                j += 4;
+            }
+        }
+        for j in j..inner {
+            out[o * inner + j] = row_sum(len, |i| at(i, j));
+        }
+    }
+    out
+}
+
+/// The sums of `a` in PyTorch 2's CPU order (`SumOrder::Torch`), each stored into a result of
+/// zeros as `0 + sum` in the dtype; `None` for a dtype PyTorch does not sum in floats.
+pub(super) fn torch(a: &Array, outer: usize, len: usize, inner: usize) -> Option<Vec<[u64; 2]>> {
+    let d = a.dtype;
+    let f = d.float_format()?;
+    let n = outer * len * inner;
+    let real = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
+    let dims = (outer, len, inner);
+    let bits: Vec<[u64; 2]> = match d {
+        DType::Float64 => {
+            let v: Vec<f64> = (0..n).map(real).collect();
+            let s = cascade::<f64, 4>(&v, dims, 4);
+            s.iter().map(|&x| [encode(&f, 0.0 + x), 0]).collect()
+        }
+        DType::Float32 | DType::FLOAT16 | DType::BFLOAT16 => {
+            let v: Vec<f32> = (0..n).map(|j| real(j) as f32).collect();
+            let s = if d == DType::Float32 {
+                cascade::<f32, 8>(&v, dims, 8)
+            } else {
+                cascade::<f32, 8>(&v, dims, 16)
+            };
+            s.iter()
+                .map(|&x| [encode(&f, (0.0 + x) as f64), 0])
+                .collect()
+        }
+        DType::Complex64 => {
+            let v: Vec<(f32, f32)> = (0..n)
+                .map(|j| {
+                    let (re, im) = complex_at(a, j, d);
+                    (re as f32, im as f32)
+                })
+                .collect();
+            let s = cascade::<(f32, f32), 4>(&v, dims, 4);
+            s.iter()
+                .map(|&(re, im)| [encode(&f, (0.0 + re) as f64), encode(&f, (0.0 + im) as f64)])
+                .collect()
+        }
+        DType::Complex128 => {
+            let v: Vec<(f64, f64)> = (0..n).map(|j| complex_at(a, j, d)).collect();
+            let s = cascade::<(f64, f64), 2>(&v, dims, 2);
+            s.iter()
+                .map(|&(re, im)| [encode(&f, 0.0 + re), encode(&f, 0.0 + im)])
+                .collect()
+        }
+        _ => return None,
+    };
+    Some(bits)
+}
