@@ -78,6 +78,7 @@ pub use policy::diag::{
 pub use policy::nary::{NaryRule, NumpyClass, NumpyKind, TorchKind};
 pub use policy::observed::Observed;
 pub use policy::provenance::Provenance;
+pub use policy::requirements::{Requirement, Requirements, parse_requirements};
 pub use policy::spec::Policy;
 pub use policy::table::Table;
 
@@ -122,13 +123,16 @@ pub use jobs::{bench, cast, conformance};
 // Design tools.
 pub use design::diff::{Diff, diff};
 pub use design::explain::explain;
+pub use design::repair;
 pub use design::result_type::{ResultType, result_type, result_type_with};
 pub use design::suggest;
+pub use design::synthesis;
 
 /// The renderers, one module per output format, of every value above.
 pub mod render {
     pub use crate::output::render::{ReportOptions, human, json, json_doc, json_file};
     pub use crate::output::{
-        cast, codegen, diff, dot, gate, pages, result_type, safety, suggest, table,
+        cast, codegen, diff, dot, gate, pages, repair, result_type, safety, suggest, synthesis,
+        table,
     };
 }

@@ -14,10 +14,12 @@ mod docs;
 mod dot;
 mod explain;
 mod prove;
+mod repair;
 mod result_type;
 mod run;
 mod safety;
 mod suggest;
+mod synth;
 mod table;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -313,6 +315,55 @@ pub(crate) enum Cmd {
         top: usize,
         #[arg(long, value_enum, default_value = "text")]
         format: SuggestFormat,
+    },
+    /// The fewest join cells to change so that a table (or a policy's join table) is a
+    /// lattice, found by z3's optimiser and proved minimal, each change with what it does to
+    /// values; the repaired table and policy pass `check`. Exit 0 when nothing needs to
+    /// change, 1 when the changes shown are needed, 2 when the file cannot be read or z3
+    /// could not decide (docs/repair.md).
+    Repair {
+        file: PathBuf,
+        /// Repair into a partial lattice: a pair may have no join, exactly when it has no
+        /// common upper bound (a table's raising pairs can stay raising).
+        #[arg(long)]
+        partial: bool,
+        /// Keep a pair's join as the table has it (`A,B`; repeatable).
+        #[arg(long, value_name = "A,B")]
+        keep: Vec<String>,
+        /// What a change costs whose new join loses values of an operand that the table's
+        /// did not (precision, range, sign, a component); 1 weighs every change alike.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        lossy_cost: u64,
+        /// Wall-clock limit of the search, and of the proof, in milliseconds.
+        #[arg(long, default_value_t = 120_000)]
+        timeout: u32,
+        #[arg(long, value_enum, default_value = "text")]
+        format: ResultFormat,
+        /// Write the repaired join table here (the observed-table JSON format).
+        #[arg(long, value_name = "FILE")]
+        table: Option<PathBuf>,
+        /// Write the repaired policy here (.toml).
+        #[arg(long, value_name = "FILE")]
+        policy: Option<PathBuf>,
+        /// Write the proof of minimality here (SMT-LIB; z3 answers unsat).
+        #[arg(long, value_name = "FILE")]
+        proof: Option<PathBuf>,
+    },
+    /// A lattice from a requirements file (dtypes; required joins and orders; forbidden
+    /// safety classes by kind; width bounds): the one with the fewest lossy promotions, then
+    /// the fewest order relations, written as a policy with -o; or, when none exists, a
+    /// minimal set of requirements that conflict, each by its line. Exit 0 when found, 1 on a
+    /// conflict, 2 when the file cannot be read or z3 could not decide (docs/repair.md).
+    Synth {
+        file: PathBuf,
+        /// Write the synthesised policy (.toml) here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: ResultFormat,
+        /// Wall-clock limit of the whole search, in milliseconds.
+        #[arg(long, default_value_t = 120_000)]
+        timeout: u32,
     },
     /// The n-ary result of any operands: the join of their nodes under a policy (a table's
     /// left fold), and the dtype the library returns for it. Operands may carry a category
@@ -638,6 +689,35 @@ pub fn run(cli: Cli) -> ExitCode {
             format,
             materialise,
         } => diff::diff(&a, &b, format, materialise),
+        Cmd::Synth {
+            file,
+            output,
+            format,
+            timeout,
+        } => synth::synth(&file, output.as_deref(), format, timeout),
+        Cmd::Repair {
+            file,
+            partial,
+            keep,
+            lossy_cost,
+            timeout,
+            format,
+            table,
+            policy,
+            proof,
+        } => repair::repair(
+            &file,
+            &repair::Args {
+                partial,
+                keep: &keep,
+                lossy_cost,
+                timeout,
+                format,
+                table: table.as_deref(),
+                policy: policy.as_deref(),
+                proof: proof.as_deref(),
+            },
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -601,7 +601,7 @@ pub fn parse_policy(path: &str, text: &str) -> Result<Policy, LoadError> {
 }
 
 /// Turns a toml/serde error into a diagnostic with a fix where we can name one.
-fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
+pub(crate) fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
     let span = e.span().unwrap_or(0..0);
     let message = e.message().trim().to_string();
     let mut d = src.error(span.clone(), &message);

@@ -177,6 +177,16 @@ impl Numeric {
                 native: None,
             }));
         }
+        Numeric::named(name)
+    }
+
+    /// The format of a catalogue dtype by name (a category node, `int8@0d`, as its dtype);
+    /// `None` for a weak type, an opaque one or a name the catalogue does not know.
+    pub fn named(name: &str) -> Option<Numeric> {
+        let name = crate::numeric::dtype::split_category(name).0;
+        if crate::numeric::dtype::is_weak(name) {
+            return None;
+        }
         match name {
             "complex32" => return Some(Numeric::Complex(float_format("float16")?)),
             "bcomplex32" => return Some(Numeric::Complex(float_format("bfloat16")?)),
@@ -190,7 +200,30 @@ impl Numeric {
         }
     }
 
-    fn width(&self) -> u32 {
+    /// The classes of what converting a dtype named `from` to one named `to` does to values
+    /// (every class found, [`classify`]'s search); `None` when either has no format (a weak or
+    /// opaque type, a name outside the catalogue).
+    pub fn classes_between(from: &str, to: &str) -> Option<Vec<Class>> {
+        let (f, t) = (Numeric::named(from)?, Numeric::named(to)?);
+        let (class, all, _) = classify(&f, &t, Engine::Search);
+        let mut out: Vec<Class> = all.iter().map(|(c, _)| *c).collect();
+        if out.is_empty() {
+            out.push(class);
+        }
+        Some(out)
+    }
+
+    /// Whether converting `from` to `to` (catalogue names) loses values: some class found is
+    /// neither exact nor unknown. A dtype without a format loses nothing it can be shown to.
+    pub fn loses_values(from: &str, to: &str) -> bool {
+        Numeric::classes_between(from, to).is_some_and(|c| {
+            c.iter()
+                .any(|c| !matches!(c, Class::Exact | Class::Unknown))
+        })
+    }
+
+    /// The width in bits (a complex number's two parts together).
+    pub fn width(&self) -> u32 {
         match self {
             Numeric::Int { bits, .. } => *bits,
             Numeric::Float(f) => f.width(),

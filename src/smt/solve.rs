@@ -53,75 +53,250 @@ impl Default for Z3Options {
 /// is sorted): a context reused across queries on a worker thread would answer with whatever
 /// the thread solved before, and the output would vary from run to run.
 pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
-    use std::time::Duration;
-    // Some phases of libz3 (preprocessing a large script) do not poll the interrupt flag, so
-    // the work runs on a thread of its own: at the deadline (plus a grace for the watchdog's
-    // interrupt to land) the caller gets `Unknown("timeout")` and the thread, still being
-    // interrupted, is left to finish or to end with the process.
-    let (tx, rx) = std::sync::mpsc::channel();
     let (script, vars): (String, Vec<String>) =
         (script.into(), vars.iter().map(|v| v.to_string()).collect());
+    let start = std::time::Instant::now();
+    let timeout = || Verdict::Unknown(format!("timeout after {} ms", start.elapsed().as_millis()));
+    match on_z3_thread(opts.timeout_ms, move |deadline| {
+        let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
+        solve_until(&script, &vars, width, opts.limit, deadline)
+    }) {
+        Ok(Verdict::Unknown(r)) if r == "timeout" => timeout(),
+        Ok(v) => v,
+        Err(Stopped::Timeout) => timeout(),
+        Err(Stopped::Failed(why)) => Verdict::Unknown(why),
+    }
+}
+
+/// Why [`on_z3_thread`] has no answer.
+enum Stopped {
+    Timeout,
+    Failed(String),
+}
+
+/// Runs `work` in a fresh z3 context on a thread of its own, with a watchdog that interrupts
+/// the context at the deadline (`timeout_ms` from now, handed to `work`) and again every 50 ms
+/// until z3 lets go (libz3 can miss a single interrupt; z3's own `timeout` parameter is not
+/// used, as a search that reads the clock answers with results that depend on the machine's
+/// load).
+///
+/// Some phases of libz3 (preprocessing a large script) do not poll the interrupt flag, so at
+/// the deadline (plus a grace for the interrupt to land) the caller gets `Stopped::Timeout`
+/// and the thread, still being interrupted, is left to finish or to end with the process.
+///
+/// Each call gets a fresh context, so its answers depend only on what `work` asks: a context
+/// reused across queries on a worker thread would answer with whatever the thread solved
+/// before, and the output would vary from run to run.
+fn on_z3_thread<T: Send + Sync + 'static>(
+    timeout_ms: u32,
+    work: impl FnOnce(std::time::Instant) -> T + Send + Sync + 'static,
+) -> Result<T, Stopped> {
+    use std::sync::{Condvar, Mutex};
+    use std::time::{Duration, Instant};
+    let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("z3".into())
         .spawn(move || {
-            let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
             let v = z3::with_z3_config(&z3::Config::new(), || {
-                solve_here(&script, &vars, width, opts)
+                let deadline = Instant::now() + Duration::from_millis(timeout_ms as u64);
+                let ctx = z3::Context::thread_local();
+                let handle = ctx.handle();
+                // Whether the work is finished; the watchdog waits on it until the deadline,
+                // then interrupts until it is set.
+                let done: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+                std::thread::scope(|scope| {
+                    scope.spawn(|| {
+                        let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
+                        while !*finished {
+                            let now = Instant::now();
+                            let wait = if now >= deadline {
+                                handle.interrupt();
+                                Duration::from_millis(50)
+                            } else {
+                                deadline - now
+                            };
+                            finished = done
+                                .1
+                                .wait_timeout(finished, wait)
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0;
+                        }
+                    });
+                    let answer = work(deadline);
+                    *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                    done.1.notify_all();
+                    answer
+                })
             });
             let _ = tx.send(v);
         });
     if let Err(e) = spawned {
-        return Verdict::Unknown(format!("cannot start a z3 thread: {e}"));
+        return Err(Stopped::Failed(format!("cannot start a z3 thread: {e}")));
     }
-    let start = std::time::Instant::now();
-    let grace = Duration::from_millis(opts.timeout_ms as u64 / 10 + 250);
-    let timeout = || Verdict::Unknown(format!("timeout after {} ms", start.elapsed().as_millis()));
-    match rx.recv_timeout(Duration::from_millis(opts.timeout_ms as u64) + grace) {
-        Ok(Verdict::Unknown(r)) if r == "timeout" => timeout(),
-        Ok(v) => v,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => timeout(),
+    let grace = Duration::from_millis(timeout_ms as u64 / 10 + 250);
+    match rx.recv_timeout(Duration::from_millis(timeout_ms as u64) + grace) {
+        Ok(v) => Ok(v),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Stopped::Timeout),
         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            Verdict::Unknown("z3 stopped without an answer".into())
+            Err(Stopped::Failed("z3 stopped without an answer".into()))
         }
     }
 }
 
-/// [`solve`] in the thread's current context.
-fn solve_here(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdict {
-    use std::sync::{Condvar, Mutex};
-    use std::time::{Duration, Instant};
-    let deadline = Instant::now() + Duration::from_millis(opts.timeout_ms as u64);
-    let ctx = z3::Context::thread_local();
-    let handle = ctx.handle();
-    // Whether the work is finished; the watchdog waits on it until the deadline, then
-    // interrupts until it is set.
-    let done: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut finished = done.0.lock().unwrap_or_else(|e| e.into_inner());
-            while !*finished {
-                let now = Instant::now();
-                let wait = if now >= deadline {
-                    handle.interrupt();
-                    Duration::from_millis(50)
-                } else {
-                    deadline - now
-                };
-                finished = done
-                    .1
-                    .wait_timeout(finished, wait)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
-        });
-        let verdict = solve_until(script, vars, width, opts.limit, deadline);
-        *done.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        done.1.notify_all();
-        verdict
-    })
+/// What z3 says about a script over Boolean constants: [`optimize`] and [`satisfy`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Satisfiable (for [`optimize`]: at an optimum): the value of each asked constant.
+    Sat(Vec<bool>),
+    /// Unsatisfiable: the indices of the assumptions in z3's unsat core (for [`optimize`] and
+    /// a [`satisfy`] without assumptions, empty).
+    Unsat(Vec<usize>),
+    /// The solver gave up: the reason (`timeout after N ms`, or z3's own).
+    Unknown(String),
 }
 
-/// The work of [`solve_here`], under its watchdog: parse, then enumerate until `deadline`.
+/// Minimises the script's soft constraints (its `assert-soft` lines; objectives by `:id` in
+/// the order they are declared, each before the next) with z3's optimiser, and reads the
+/// Boolean constants `vars` from the optimum.
+pub fn optimize(script: &str, vars: &[String], timeout_ms: u32) -> Answer {
+    let (script, vars) = (script.to_string(), vars.to_vec());
+    bool_answer(
+        timeout_ms,
+        on_z3_thread(timeout_ms, move |_| {
+            let opt = z3::Optimize::new();
+            opt.from_string(script);
+            match opt.check(&[]) {
+                SatResult::Sat => read_bools(opt.get_model(), &vars),
+                SatResult::Unsat => Answer::Unsat(Vec::new()),
+                SatResult::Unknown => Answer::Unknown(unknown_reason(opt.get_reason_unknown())),
+            }
+        }),
+    )
+}
+
+/// Whether the script is satisfiable with every constant of `assumptions` true: a model of
+/// `vars`, or the indices of the assumptions in z3's unsat core (not necessarily minimal).
+pub fn satisfy(script: &str, vars: &[String], assumptions: &[String], timeout_ms: u32) -> Answer {
+    let (script, vars, assumptions) = (script.to_string(), vars.to_vec(), assumptions.to_vec());
+    bool_answer(
+        timeout_ms,
+        on_z3_thread(timeout_ms, move |_| {
+            let solver = Solver::new();
+            solver.from_string(script);
+            let lits: Vec<Bool> = assumptions
+                .iter()
+                .map(|a| Bool::new_const(a.as_str()))
+                .collect();
+            match solver.check_assumptions(&lits) {
+                SatResult::Sat => read_bools(solver.get_model(), &vars),
+                SatResult::Unsat => {
+                    let core: Vec<String> = solver
+                        .get_unsat_core()
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect();
+                    Answer::Unsat(
+                        (0..assumptions.len())
+                            .filter(|&i| core.contains(&assumptions[i]))
+                            .collect(),
+                    )
+                }
+                SatResult::Unknown => Answer::Unknown(unknown_reason(solver.get_reason_unknown())),
+            }
+        }),
+    )
+}
+
+/// One solver, loaded with `script` once, asked again and again: `work` gets a function that
+/// first adds `more` (SMT-LIB declarations and assertions, often empty) to the solver, then
+/// checks it under `assumptions` (Boolean constants assumed true) and answers as [`satisfy`]
+/// does (without a model), all within `timeout_ms`. `Err` when z3 could not start or the time
+/// ran out before `work` returned.
+pub fn session<T: Send + Sync + 'static>(
+    script: &str,
+    timeout_ms: u32,
+    work: impl FnOnce(&mut dyn FnMut(&str, &[String]) -> Answer) -> T + Send + Sync + 'static,
+) -> Result<T, String> {
+    let script = script.to_string();
+    let got = on_z3_thread(timeout_ms, move |deadline| {
+        let solver = Solver::new();
+        solver.from_string(script);
+        let mut check = |more: &str, assumptions: &[String]| {
+            if !more.is_empty() {
+                solver.from_string(more);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Answer::Unknown("timeout".into());
+            }
+            let lits: Vec<Bool> = assumptions
+                .iter()
+                .map(|a| Bool::new_const(a.as_str()))
+                .collect();
+            match solver.check_assumptions(&lits) {
+                SatResult::Sat => Answer::Sat(Vec::new()),
+                SatResult::Unsat => {
+                    let core: Vec<String> = solver
+                        .get_unsat_core()
+                        .iter()
+                        .map(|b| b.to_string())
+                        .collect();
+                    Answer::Unsat(
+                        (0..assumptions.len())
+                            .filter(|&i| core.contains(&assumptions[i]))
+                            .collect(),
+                    )
+                }
+                SatResult::Unknown => Answer::Unknown(unknown_reason(solver.get_reason_unknown())),
+            }
+        };
+        work(&mut check)
+    });
+    match got {
+        Ok(v) => Ok(v),
+        Err(Stopped::Timeout) => Err(format!("timeout after {timeout_ms} ms")),
+        Err(Stopped::Failed(why)) => Err(why),
+    }
+}
+
+fn bool_answer(timeout_ms: u32, got: Result<Answer, Stopped>) -> Answer {
+    match got {
+        Ok(Answer::Unknown(r)) if r == "timeout" => {
+            Answer::Unknown(format!("timeout after {timeout_ms} ms"))
+        }
+        Ok(a) => a,
+        Err(Stopped::Timeout) => Answer::Unknown(format!("timeout after {timeout_ms} ms")),
+        Err(Stopped::Failed(why)) => Answer::Unknown(why),
+    }
+}
+
+fn unknown_reason(reason: Option<String>) -> String {
+    match reason.as_deref() {
+        Some("canceled") | Some("interrupted") | None => "timeout".into(),
+        Some(r) => r.to_string(),
+    }
+}
+
+/// The value of each Boolean constant `vars` in `model` (completed: a constant the script
+/// leaves free reads as false).
+fn read_bools(model: Option<z3::Model>, vars: &[String]) -> Answer {
+    let Some(model) = model else {
+        return Answer::Unknown("z3 answered sat without a model".into());
+    };
+    let values: Option<Vec<bool>> = vars
+        .iter()
+        .map(|v| {
+            model
+                .eval(&Bool::new_const(v.as_str()), true)
+                .and_then(|b| b.as_bool())
+        })
+        .collect();
+    values.map_or_else(
+        || Answer::Unknown("z3's model has no value for a constant".into()),
+        Answer::Sat,
+    )
+}
+
+/// The work of [`solve`], under its watchdog: parse, then enumerate until `deadline`.
 fn solve_until(
     script: &str,
     vars: &[&str],
