@@ -223,6 +223,49 @@ impl Loaded {
         ))
     }
 
+    /// (json, text, repaired table JSON, repaired policy TOML) of the fewest changes that make
+    /// the join table a lattice (`typejoin repair`).
+    #[pyo3(signature = (partial=false, keep=Vec::new(), lossy_cost=1, timeout_ms=120_000))]
+    fn repair(
+        &self,
+        py: Python<'_>,
+        partial: bool,
+        keep: Vec<(String, String)>,
+        lossy_cost: u64,
+        timeout_ms: u32,
+    ) -> PyResult<(String, String, String, String)> {
+        let idx = |x: &str| {
+            self.input.resolve(x).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "keep: `{x}` is not a dtype of {}",
+                    self.input.path()
+                ))
+            })
+        };
+        let keep = keep
+            .iter()
+            .map(|(a, b)| Ok((idx(a)?, idx(b)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        if lossy_cost == 0 {
+            return Err(PyValueError::new_err("lossy_cost: at least 1"));
+        }
+        let opts = typejoin::repair::Options {
+            partial,
+            keep,
+            lossy_cost,
+            timeout_ms,
+        };
+        let r = py
+            .detach(|| typejoin::repair::repair(&self.input, &opts))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((
+            typejoin::render::repair::json(&r),
+            typejoin::render::repair::text(&r),
+            r.table.to_json(&format!("{}-repaired", r.name), "", ""),
+            r.policy.clone(),
+        ))
+    }
+
     /// The Hasse diagram as DOT (a policy's edges styled by safety class; a table's violations
     /// marked).
     fn dot(&self) -> String {
@@ -250,6 +293,31 @@ fn parse(py: Python<'_>, path: &str, text: &str) -> PyResult<Loaded> {
     Input::parse(path, text)
         .map(|input| Loaded { input })
         .map_err(|e| policy_error(py, &e))
+}
+
+/// (json, text, policy TOML when one is found) of `typejoin synth` on a requirements file's text.
+#[pyfunction]
+#[pyo3(signature = (path, text, timeout_ms=120_000))]
+fn synth(
+    py: Python<'_>,
+    path: &str,
+    text: &str,
+    timeout_ms: u32,
+) -> PyResult<(String, String, Option<String>)> {
+    use typejoin::synthesis::{Synthesis, synthesize};
+    let req = typejoin::parse_requirements(path, text).map_err(|e| policy_error(py, &e))?;
+    let s = py
+        .detach(|| synthesize(&req, timeout_ms))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let policy = match &s {
+        Synthesis::Found(f) => Some(f.policy.clone()),
+        Synthesis::Conflict(_) => None,
+    };
+    Ok((
+        typejoin::render::synthesis::json(&s),
+        typejoin::render::synthesis::text(&s),
+        policy,
+    ))
 }
 
 /// The shipped policies: (name, file text).
@@ -292,6 +360,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Loaded>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(shipped, m)?)?;
+    m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_ops, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::call, m)?)?;

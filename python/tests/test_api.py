@@ -339,3 +339,31 @@ def test_from_library_restores_tensorflow_configuration():
     before = (ops.get_dtype_conversion_mode(), hasattr(tf.Tensor, "reshape"))
     typejoin.Table.from_library("tensorflow-safe")
     assert (ops.get_dtype_conversion_mode(), hasattr(tf.Tensor, "reshape")) == before
+
+
+def test_repair_gives_the_cli_s_changes_and_a_table_that_is_a_lattice():
+    # TensorFlow's "safe" table: 25 pairs change (proved minimal by 25 cores), as
+    # `typejoin repair observed/tensorflow_safe.json --partial` says (tests/it/repair.rs).
+    table = typejoin.load(ROOT / "observed" / "tensorflow_safe.json")
+    r = table.repair(partial=True)
+    assert (r["cost"], r["optimality"], r["cores"]) == (25, "proved", 25)
+    first = r["changes"][0]
+    assert (first["a"], first["b"], first["from"], first["to"]) == (
+        "uint8", "int8", [None, None], "int8")
+    assert bool(r["table"].check()) and bool(r["policy"].check())
+    # Keeping uint8 ∨ int8 raising costs 8 more changes (the CLI's --keep uint8,int8).
+    kept = table.repair(partial=True, keep=[("uint8", "int8")])
+    assert kept["table"].join_or_none("uint8", "int8") is None
+    assert (kept["cost"], kept["optimality"]) == (33, "proved")
+    with pytest.raises(ValueError, match="not a dtype"):
+        table.repair(keep=[("int8", "int61")])
+
+
+def test_synth_rederives_a_study_and_names_numpys_conflict():
+    r = typejoin.synth(ROOT / "requirements" / "no-precision-loss.toml")
+    assert r["found"] and (r["lossy"], r["relations"]) == (0, 66)
+    study = typejoin.load(ROOT / "lattices" / "studies" / "no-precision-loss.toml")
+    assert bool(r["policy"].diff(study))
+    c = typejoin.synth(ROOT / "requirements" / "numpy-triple.toml")
+    assert not c["found"]
+    assert [x["line"] for x in c["conflict"]] == [10, 11, 12, 13]

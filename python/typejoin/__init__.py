@@ -24,14 +24,14 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
 from ._native import KernelError, PolicyError
 
 __all__ = [
     "Policy", "Table", "Report", "Violation", "Diff", "PolicyError", "KernelError",
-    "PromotionError", "load", "policy", "policies", "libraries", "operand_name",
+    "PromotionError", "load", "policy", "policies", "libraries", "operand_name", "synth",
 ]
 __version__ = "0.1.0"
 
@@ -395,6 +395,21 @@ class _Ruleset:
         return f"<{type(self).__name__} {self.name}: {len(self.nodes)} nodes>"
 
 
+    def repair(self, partial: bool = False, keep: Iterable[Tuple[Any, Any]] = (),
+               lossy_cost: int = 1, timeout_ms: int = 120_000) -> Dict[str, Any]:
+        """The fewest join changes that make this join table a lattice (a partial one with
+        ``partial``), proved minimal (``typejoin repair --format json``): ``cost``,
+        ``optimality``, ``changes`` (each ``a``, ``b``, ``from``, ``to``, ``forced``,
+        ``safety``), plus ``"table"`` (the repaired :class:`Table`) and ``"policy"`` (the
+        repaired :class:`Policy`). ``keep`` pins pairs; ``lossy_cost`` weighs a change that
+        loses values (docs/repair.md)."""
+        pairs = [(operand_name(a, self), operand_name(b, self)) for a, b in keep]
+        doc, _, table, policy = self._native.repair(partial, pairs, lossy_cost, timeout_ms)
+        out = json.loads(doc)
+        out["table"] = Table.from_json(table, f"{self.name}-repaired.json")
+        out["policy"] = _load_text(f"{self.name}-repaired.toml", policy)
+        return out
+
 class Policy(_Ruleset):
     """A promotion policy: a DAG of dtypes (``lattices/*.toml``, docs/file-formats.md)."""
 
@@ -459,6 +474,23 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Union[Policy, Table]:
 
 
 _SHIPPED = {name: (path, text) for name, path, text in _native.shipped()}
+
+
+def synth(requirements: Union[str, "os.PathLike[str]"], timeout_ms: int = 120_000) -> Dict[str, Any]:
+    """A lattice from a requirements file (a path, or the file's text), or the smallest set of
+    its requirements that conflict (``typejoin synth --format json``): ``found``, and either
+    ``edges``, ``lossy``, ``relations`` and ``"policy"`` (a :class:`Policy`), or ``conflict``
+    (each ``line`` and ``requirement``). docs/repair.md."""
+    text, path = str(requirements), "<string>.toml"
+    if "\n" not in text and os.path.exists(text):
+        path = text
+        with open(text, encoding="utf-8") as f:
+            text = f.read()
+    doc, _, policy = _native.synth(path, text, timeout_ms)
+    out = json.loads(doc)
+    if policy is not None:
+        out["policy"] = _load_text(f"{out['name']}.toml", policy)
+    return out
 
 
 def policies() -> List[str]:

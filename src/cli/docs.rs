@@ -8,8 +8,14 @@ use super::*;
 
 /// Writes docs/lattices: a page and a diagram (DOT, and SVG when graphviz is installed) per
 /// policy of `lattices` (`*.toml`, not recursing), the index, and the comparison with the
-/// tables of `observed` (`*.json`).
-pub(crate) fn docs(out: &Path, lattices: &Path, observed: &Path) -> Result<u8, LoadError> {
+/// tables of `observed` (`*.json`); and `repair.md`, the repairs of the measured tables and the
+/// lattices synthesised from `requirements` (`*.toml`).
+pub(crate) fn docs(
+    out: &Path,
+    lattices: &Path,
+    observed: &Path,
+    requirements: &Path,
+) -> Result<u8, LoadError> {
     let shown = |p: &Path| p.to_string_lossy().replace('\\', "/");
     let io = |e: std::io::Error| {
         LoadError::one(Diagnostic::file(&shown(out), format!("cannot write: {e}")))
@@ -27,6 +33,13 @@ pub(crate) fn docs(out: &Path, lattices: &Path, observed: &Path) -> Result<u8, L
         &read_all(lattices, "toml")?,
         &read_all(observed, "json")?,
     )?;
+    let repair = typejoin::render::pages::repair_page(
+        &read_all(observed, "json")?,
+        &read_all(requirements, "toml")?,
+        &read_all(&lattices.join("studies"), "toml")?,
+    )?;
+    write_atomic(&out.join("repair.md"), &repair)?;
+    println!("{}/repair.md", shown(out));
     for (name, text) in &files {
         write_atomic(&out.join(name), text)?;
         println!("{}/{name}", shown(out));

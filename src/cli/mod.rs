@@ -238,6 +238,9 @@ pub(crate) enum Cmd {
         /// The measured tables to compare them with (`*.json`, not recursing).
         #[arg(long, default_value = "observed")]
         observed: PathBuf,
+        /// The requirements files to synthesise lattices from (`*.toml`, not recursing).
+        #[arg(long, default_value = "requirements")]
+        requirements: PathBuf,
     },
     /// What every value of one format becomes in another (bit-exact, correctly rounded).
     Cast {
@@ -607,7 +610,8 @@ pub fn run(cli: Cli) -> ExitCode {
             out,
             lattices,
             observed,
-        } => docs::docs(&out, &lattices, &observed),
+            requirements,
+        } => docs::docs(&out, &lattices, &observed, &requirements),
         Cmd::Dot {
             file,
             output,

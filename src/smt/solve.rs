@@ -269,10 +269,12 @@ fn bool_answer(timeout_ms: u32, got: Result<Answer, Stopped>) -> Answer {
     }
 }
 
+/// z3's reason for `unknown`, with its ways of saying it was interrupted (`canceled`,
+/// `sat.canceled`, `interrupted`) read as the watchdog's timeout.
 fn unknown_reason(reason: Option<String>) -> String {
     match reason.as_deref() {
-        Some("canceled") | Some("interrupted") | None => "timeout".into(),
-        Some(r) => r.to_string(),
+        Some(r) if !r.contains("canceled") && !r.contains("interrupted") => r.to_string(),
+        _ => "timeout".into(),
     }
 }
 

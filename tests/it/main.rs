@@ -18,6 +18,8 @@ mod laws;
 mod nary_rule;
 mod oracle;
 mod props;
+#[cfg(feature = "z3")]
+mod repair;
 mod safety;
 #[cfg(feature = "z3")]
 mod smt;
