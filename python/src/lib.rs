@@ -223,8 +223,8 @@ impl Loaded {
         ))
     }
 
-    /// (json, text, repaired table JSON, repaired policy TOML) of the fewest changes that make
-    /// the join table a lattice (`typejoin repair`).
+    /// (json, text, repaired table JSON, repaired policy TOML where the dtypes are the
+    /// catalogue's) of the fewest changes that make the join table a lattice (`typejoin repair`).
     #[pyo3(signature = (partial=false, keep=Vec::new(), lossy_cost=1, timeout_ms=120_000))]
     fn repair(
         &self,
@@ -233,7 +233,7 @@ impl Loaded {
         keep: Vec<(String, String)>,
         lossy_cost: u64,
         timeout_ms: u32,
-    ) -> PyResult<(String, String, String, String)> {
+    ) -> PyResult<(String, String, String, Option<String>)> {
         let idx = |x: &str| {
             self.input.resolve(x).ok_or_else(|| {
                 PyValueError::new_err(format!(

@@ -401,13 +401,14 @@ class _Ruleset:
         ``partial``), proved minimal (``typejoin repair --format json``): ``cost``,
         ``optimality``, ``changes`` (each ``a``, ``b``, ``from``, ``to``, ``forced``,
         ``safety``), plus ``"table"`` (the repaired :class:`Table`) and ``"policy"`` (the
-        repaired :class:`Policy`). ``keep`` pins pairs; ``lossy_cost`` weighs a change that
+        repaired :class:`Policy`; ``None`` when the table names dtypes outside the catalogue). ``keep`` pins pairs; ``lossy_cost`` weighs a change that
         loses values (docs/repair.md)."""
         pairs = [(operand_name(a, self), operand_name(b, self)) for a, b in keep]
         doc, _, table, policy = self._native.repair(partial, pairs, lossy_cost, timeout_ms)
         out = json.loads(doc)
         out["table"] = Table.from_json(table, f"{self.name}-repaired.json")
-        out["policy"] = _load_text(f"{self.name}-repaired.toml", policy)
+        out["policy"] = (None if policy is None
+                         else _load_text(f"{self.name}-repaired.toml", policy))
         return out
 
 class Policy(_Ruleset):

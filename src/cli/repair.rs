@@ -69,7 +69,16 @@ pub(crate) fn repair(file: &Path, args: &Args) -> Result<u8, LoadError> {
         write_atomic(path, &r.table.to_json(&name, &library, &version))?;
     }
     if let Some(path) = args.policy {
-        write_atomic(path, &r.policy)?;
+        let Some(policy) = &r.policy else {
+            return Err(usage(
+                format!(
+                    "{} names dtypes outside the catalogue: no policy to write",
+                    r.path
+                ),
+                "write the repaired table with --table; a policy would declare their formats",
+            ));
+        };
+        write_atomic(path, policy)?;
     }
     if let (Some(path), Some(proof)) = (args.proof, &r.proof) {
         write_atomic(path, proof)?;

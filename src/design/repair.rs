@@ -110,8 +110,9 @@ pub struct Repair {
     /// constraints with one `(check-sat-assuming …)` per core, each answered `unsat` (`None`
     /// when every change is forced or the optimality is not proved this way).
     pub proof: Option<String>,
-    /// The repaired policy, as a `.toml` file that `typejoin check` passes.
-    pub policy: String,
+    /// The repaired policy, as a `.toml` file that `typejoin check` passes (`None` when the
+    /// table names dtypes outside the catalogue, whose formats a policy would declare).
+    pub policy: Option<String>,
 }
 
 /// Why a repair cannot be given.
@@ -376,15 +377,34 @@ fn finish(
 ) -> Result<Repair, RepairError> {
     let t = costs.t;
     let edges = order.hasse();
-    let policy = policy_text(input, &edges, opts);
-    let repaired = Input::parse(&format!("{}-repaired.toml", input.name()), &policy)
-        .map_err(|e| RepairError::Internal(format!("the repaired policy does not load: {e:?}")))?;
-    let report = repaired.check(CheckOptions::default());
-    if !report.ok() || repaired.table() != &joins.table {
+    // The laws are checked on the repaired table itself, as `check` reads it back.
+    let name = format!("{}-repaired", input.name());
+    let back = Input::parse(&format!("{name}.json"), &joins.table.to_json(&name, "", ""))
+        .map_err(|e| RepairError::Internal(format!("the repaired table does not load: {e}")))?;
+    if !back.check(CheckOptions::default()).ok() {
         return Err(RepairError::Internal(
-            "the repaired policy breaks a law".into(),
+            "the repaired table breaks a law".into(),
         ));
     }
+    // A policy names catalogue dtypes (or declares their formats, which a table does not
+    // give): a table of other names has no policy.
+    let named = t
+        .names()
+        .all(|d| crate::numeric::dtype::kind(d) != crate::numeric::dtype::Kind::Other);
+    let policy = if named {
+        let text = policy_text(input, &edges, opts);
+        let repaired = Input::parse(&format!("{name}.toml"), &text).map_err(|e| {
+            RepairError::Internal(format!("the repaired policy does not load: {e}"))
+        })?;
+        if !repaired.check(CheckOptions::default()).ok() || repaired.table() != &joins.table {
+            return Err(RepairError::Internal(
+                "the repaired policy breaks a law".into(),
+            ));
+        }
+        Some(text)
+    } else {
+        None
+    };
     let changes: Vec<Change> = costs
         .changes(&joins.table)
         .into_iter()

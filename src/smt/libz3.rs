@@ -23,8 +23,8 @@ use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
 use z3_sys::{
-    Z3_ast, Z3_config, Z3_context, Z3_error_handler, Z3_lbool, Z3_model, Z3_solver, Z3_sort,
-    Z3_string, Z3_symbol,
+    Z3_ast, Z3_ast_vector, Z3_config, Z3_context, Z3_error_handler, Z3_lbool, Z3_model,
+    Z3_optimize, Z3_solver, Z3_sort, Z3_sort_kind, Z3_string, Z3_symbol,
 };
 
 /// The library names tried in order when `TYPEJOIN_LIBZ3` is not set.
@@ -76,6 +76,32 @@ macro_rules! delay_loaded {
 // Every libz3 function the binary calls: the `z3` crate's uses, as z3-sys declares them.
 delay_loaded! {
     fn Z3_ast_to_string(c: Z3_context, a: Z3_ast) -> Z3_string;
+    fn Z3_ast_vector_dec_ref(c: Z3_context, v: Z3_ast_vector);
+    fn Z3_ast_vector_get(c: Z3_context, v: Z3_ast_vector, i: c_uint) -> Option<Z3_ast>;
+    fn Z3_ast_vector_inc_ref(c: Z3_context, v: Z3_ast_vector);
+    fn Z3_ast_vector_size(c: Z3_context, v: Z3_ast_vector) -> c_uint;
+    fn Z3_get_bool_value(c: Z3_context, a: Z3_ast) -> Z3_lbool;
+    fn Z3_get_sort_kind(c: Z3_context, t: Z3_sort) -> Z3_sort_kind;
+    fn Z3_mk_bool_sort(c: Z3_context) -> Option<Z3_sort>;
+    fn Z3_mk_optimize(c: Z3_context) -> Option<Z3_optimize>;
+    fn Z3_optimize_check(
+        c: Z3_context,
+        o: Z3_optimize,
+        num_assumptions: c_uint,
+        assumptions: *const Z3_ast,
+    ) -> Z3_lbool;
+    fn Z3_optimize_dec_ref(c: Z3_context, d: Z3_optimize);
+    fn Z3_optimize_from_string(c: Z3_context, o: Z3_optimize, s: Z3_string);
+    fn Z3_optimize_get_model(c: Z3_context, o: Z3_optimize) -> Option<Z3_model>;
+    fn Z3_optimize_get_reason_unknown(c: Z3_context, d: Z3_optimize) -> Z3_string;
+    fn Z3_optimize_inc_ref(c: Z3_context, d: Z3_optimize);
+    fn Z3_solver_check_assumptions(
+        c: Z3_context,
+        s: Z3_solver,
+        num_assumptions: c_uint,
+        assumptions: *const Z3_ast,
+    ) -> Z3_lbool;
+    fn Z3_solver_get_unsat_core(c: Z3_context, s: Z3_solver) -> Option<Z3_ast_vector>;
     fn Z3_dec_ref(c: Z3_context, a: Z3_ast);
     fn Z3_del_config(c: Z3_config);
     fn Z3_del_context(c: Z3_context);
