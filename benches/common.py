@@ -25,7 +25,7 @@ CASTS = [
     ("astype", "float64", "float16"),
 ]
 
-UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
 
 
 def runs_for(n):

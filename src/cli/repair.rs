@@ -53,6 +53,7 @@ pub(crate) fn repair(file: &Path, args: &Args) -> Result<u8, LoadError> {
         let help = match e {
             RepairError::Undecided(_) => "raise --timeout, or pin fewer pairs",
             RepairError::CannotKeep(_) | RepairError::Infeasible(_) => "pin fewer pairs (--keep)",
+            RepairError::TooLarge(_) => "repair a part of the table (its dtypes of one kind, say)",
             RepairError::Internal(_) => "please report it",
         };
         usage(e.to_string(), help)

@@ -23,6 +23,21 @@ use crate::order::lattice::{JoinTable, Lattice};
 #[cfg(feature = "z3")]
 use crate::smt::solve::{self, Answer};
 
+/// The most dtypes a search takes: its transitivity axioms are n³ clauses (160 dtypes: 4
+/// million, about 150 MB of SMT-LIB), asked of z3 again each round. Refused above, before any
+/// allocation.
+pub const MAX_DTYPES: usize = 160;
+
+/// Why a search of `n` dtypes is refused, if it is.
+pub fn too_many(n: usize) -> Option<String> {
+    (n > MAX_DTYPES).then(|| {
+        format!(
+            "{n} dtypes: repair and synth search at most {MAX_DTYPES} (the order's axioms are n³ \
+             clauses)"
+        )
+    })
+}
+
 /// The SMT-LIB text of a search over the partial orders of `n` dtypes: its hard part (the
 /// order's axioms, the caller's clauses, the joins asserted lazily) and its soft part.
 #[derive(Clone, Debug)]

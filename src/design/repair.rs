@@ -124,6 +124,8 @@ pub enum RepairError {
     Infeasible(String),
     /// z3 is not available, or gave up before it found a repair.
     Undecided(String),
+    /// More dtypes than a search takes (`order_search::MAX_DTYPES`).
+    TooLarge(String),
     /// The repaired policy did not pass the laws: a bug in typejoin.
     Internal(String),
 }
@@ -131,7 +133,9 @@ pub enum RepairError {
 impl std::fmt::Display for RepairError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RepairError::CannotKeep(m) | RepairError::Infeasible(m) => f.write_str(m),
+            RepairError::CannotKeep(m) | RepairError::Infeasible(m) | RepairError::TooLarge(m) => {
+                f.write_str(m)
+            }
             RepairError::Undecided(m) => write!(f, "no repair found: {m}"),
             RepairError::Internal(m) => write!(
                 f,
@@ -151,6 +155,25 @@ struct Costs<'a> {
 }
 
 impl Costs<'_> {
+    /// The cost model of `t` under `opts` (what loses values is classified only when it costs
+    /// more).
+    fn new<'a>(t: &'a Table, opts: &Options) -> Costs<'a> {
+        let n = t.n();
+        let lossy = if opts.lossy_cost > 1 {
+            (0..n * n)
+                .map(|i| i / n != i % n && Numeric::loses_values(t.name(i / n), t.name(i % n)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Costs {
+            t,
+            partial: opts.partial,
+            lossy_cost: opts.lossy_cost.max(1),
+            lossy,
+        }
+    }
+
     fn n(&self) -> usize {
         self.t.n()
     }
@@ -208,28 +231,15 @@ impl Costs<'_> {
     }
 }
 
-fn loses(from: &str, to: &str) -> bool {
-    Numeric::loses_values(from, to)
-}
-
 /// The fewest changes that make `input`'s join table a lattice (a partial one with
 /// `opts.partial`), proved minimal.
 pub fn repair(input: &Input, opts: &Options) -> Result<Repair, RepairError> {
     let t = input.table();
     let n = t.n();
-    let lossy = if opts.lossy_cost > 1 {
-        (0..n * n)
-            .map(|i| i / n != i % n && loses(t.name(i / n), t.name(i % n)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let costs = Costs {
-        t,
-        partial: opts.partial,
-        lossy_cost: opts.lossy_cost.max(1),
-        lossy,
-    };
+    if let Some(why) = crate::design::order_search::too_many(n) {
+        return Err(RepairError::TooLarge(why));
+    }
+    let costs = Costs::new(t, opts);
     for &(a, b) in &opts.keep {
         if let Some(why) = costs.forced(a.min(b), a.max(b)) {
             return Err(RepairError::CannotKeep(format!(
@@ -265,14 +275,7 @@ pub fn exhaustive(input: &Input, opts: &Options) -> Result<Repair, RepairError> 
             "the exhaustive search takes at most 5 dtypes, not {n}"
         )));
     }
-    let costs = Costs {
-        t,
-        partial: opts.partial,
-        lossy_cost: opts.lossy_cost.max(1),
-        lossy: (0..n * n)
-            .map(|i| i / n != i % n && loses(t.name(i / n), t.name(i % n)))
-            .collect(),
-    };
+    let costs = Costs::new(t, opts);
     let mut best: Option<(u64, Order, JoinTable)> = None;
     for order in crate::design::order_search::every_order(n) {
         let joins = order.lattice(&t.names, opts.partial).join_table();
@@ -295,9 +298,7 @@ pub fn exhaustive(input: &Input, opts: &Options) -> Result<Repair, RepairError> 
             "no lattice keeps the pinned pairs".into(),
         ));
     };
-    let mut r = finish(input, &costs, opts, &order, &joins, 0, None)?;
-    r.optimality = Optimality::Exhaustive;
-    Ok(r)
+    finish(input, &costs, opts, &order, &joins, 0, None)
 }
 
 /// The z3 search: the order, the rounds it took, and the encoding it ended with.

@@ -172,6 +172,9 @@ pub fn holds(names: &[String], rule: &Rule, joins: &JoinTable) -> bool {
 pub fn synthesize(req: &Requirements, timeout_ms: u32) -> Result<Synthesis, SynthError> {
     let names = &req.dtypes;
     let n = names.len();
+    if let Some(why) = crate::design::order_search::too_many(n) {
+        return Err(SynthError::Undecided(why));
+    }
     let mut enc = Encoding::new(n, req.partial);
     for (i, item) in req.items.iter().enumerate() {
         encode(&mut enc, names, req.partial, i, &item.rule);

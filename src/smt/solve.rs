@@ -183,26 +183,7 @@ pub fn satisfy(script: &str, vars: &[String], assumptions: &[String], timeout_ms
         on_z3_thread(timeout_ms, move |_| {
             let solver = Solver::new();
             solver.from_string(script);
-            let lits: Vec<Bool> = assumptions
-                .iter()
-                .map(|a| Bool::new_const(a.as_str()))
-                .collect();
-            match solver.check_assumptions(&lits) {
-                SatResult::Sat => read_bools(solver.get_model(), &vars),
-                SatResult::Unsat => {
-                    let core: Vec<String> = solver
-                        .get_unsat_core()
-                        .iter()
-                        .map(|b| b.to_string())
-                        .collect();
-                    Answer::Unsat(
-                        (0..assumptions.len())
-                            .filter(|&i| core.contains(&assumptions[i]))
-                            .collect(),
-                    )
-                }
-                SatResult::Unknown => Answer::Unknown(unknown_reason(solver.get_reason_unknown())),
-            }
+            check_under(&solver, &assumptions, Some(&vars))
         }),
     )
 }
@@ -228,26 +209,7 @@ pub fn session<T: Send + Sync + 'static>(
             if std::time::Instant::now() >= deadline {
                 return Answer::Unknown("timeout".into());
             }
-            let lits: Vec<Bool> = assumptions
-                .iter()
-                .map(|a| Bool::new_const(a.as_str()))
-                .collect();
-            match solver.check_assumptions(&lits) {
-                SatResult::Sat => Answer::Sat(Vec::new()),
-                SatResult::Unsat => {
-                    let core: Vec<String> = solver
-                        .get_unsat_core()
-                        .iter()
-                        .map(|b| b.to_string())
-                        .collect();
-                    Answer::Unsat(
-                        (0..assumptions.len())
-                            .filter(|&i| core.contains(&assumptions[i]))
-                            .collect(),
-                    )
-                }
-                SatResult::Unknown => Answer::Unknown(unknown_reason(solver.get_reason_unknown())),
-            }
+            check_under(&solver, assumptions, None)
         };
         work(&mut check)
     });
@@ -255,6 +217,34 @@ pub fn session<T: Send + Sync + 'static>(
         Ok(v) => Ok(v),
         Err(Stopped::Timeout) => Err(format!("timeout after {timeout_ms} ms")),
         Err(Stopped::Failed(why)) => Err(why),
+    }
+}
+
+/// Checks `solver` under `assumptions` (Boolean constants assumed true): the values of `vars`
+/// in a model (none asked: an empty model), or the indices of the assumptions in the core.
+fn check_under(solver: &Solver, assumptions: &[String], vars: Option<&[String]>) -> Answer {
+    let lits: Vec<Bool> = assumptions
+        .iter()
+        .map(|a| Bool::new_const(a.as_str()))
+        .collect();
+    match solver.check_assumptions(&lits) {
+        SatResult::Sat => match vars {
+            Some(vars) => read_bools(solver.get_model(), vars),
+            None => Answer::Sat(Vec::new()),
+        },
+        SatResult::Unsat => {
+            let core: std::collections::HashSet<String> = solver
+                .get_unsat_core()
+                .iter()
+                .map(|b| b.to_string())
+                .collect();
+            Answer::Unsat(
+                (0..assumptions.len())
+                    .filter(|&i| core.contains(&assumptions[i]))
+                    .collect(),
+            )
+        }
+        SatResult::Unknown => Answer::Unknown(unknown_reason(solver.get_reason_unknown())),
     }
 }
 

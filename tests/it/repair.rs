@@ -381,3 +381,18 @@ fn a_table_of_other_names_is_repaired_without_a_policy() {
     assert_eq!((r.cost, r.policy.is_none()), (2, true));
     assert_eq!(r.table, lattice.join_table().table);
 }
+
+#[test]
+fn a_table_past_the_search_limit_is_refused_before_any_work() {
+    let names: Vec<String> = (0..161).map(|i| format!("t{i}")).collect();
+    let mut t = Table::new(names);
+    for a in 0..161 {
+        t.set(a, a, Some(a));
+    }
+    let input = Input::parse("big.json", &t.to_json("big", "", "")).unwrap();
+    let e = repair(&input, &opts(true, 1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "161 dtypes: repair and synth search at most 160 (the order's axioms are n³ clauses)"
+    );
+}
