@@ -1,6 +1,7 @@
-//! Fuzz targets on stable Rust (issue 18): proptest harnesses over the four readers of
-//! untrusted bytes (the policy parser, the observed-table parser, the runner's line reader
-//! and the cast bit reader), fed mutations of real inputs as well as arbitrary bytes.
+//! Fuzz targets on stable Rust (issue 18): proptest harnesses over the five readers of
+//! untrusted bytes (the policy parser, the observed-table parser, the requirements parser, the
+//! runner's line reader and the cast bit reader), fed mutations of real inputs as well as
+//! arbitrary bytes.
 //!
 //! `cargo test` runs each target for proptest's default 256 cases (seconds); `scripts/fuzz`
 //! runs them for as many cases as asked (`PROPTEST_CASES`). A failing case is shrunk and its
@@ -27,6 +28,20 @@ fn parser_seeds() -> &'static [(String, Vec<u8>)] {
         paths.extend(crate::files("observed", "json"));
         paths.extend(crate::files("tests/data", "toml"));
         paths
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(root().join(&p)).unwrap();
+                (p, bytes)
+            })
+            .collect()
+    })
+}
+
+/// The shipped requirements files: the seeds of the requirements target.
+fn requirement_seeds() -> &'static [(String, Vec<u8>)] {
+    static SEEDS: std::sync::OnceLock<Vec<(String, Vec<u8>)>> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(|| {
+        crate::files("requirements", "toml")
             .into_iter()
             .map(|p| {
                 let bytes = std::fs::read(root().join(&p)).unwrap();
@@ -275,6 +290,25 @@ proptest! {
         let seeds = parser_seeds();
         let (path, bytes) = &seeds[seed.index(seeds.len())];
         parse_like_the_cli(path, apply(bytes, &edits))?;
+    }
+
+    /// Requirements files (`typejoin synth`), mutated: parsed requirements, each on a line of
+    /// the file, or errors located inside it; never a panic.
+    #[test]
+    fn fuzz_requirements_parser(seed in any::<prop::sample::Index>(), edits in prop::collection::vec(edit(), 1..5)) {
+        let seeds = requirement_seeds();
+        let (path, bytes) = &seeds[seed.index(seeds.len())];
+        let bytes = apply(bytes, &edits);
+        let lines = bytes.split(|&b| b == b'\n').count();
+        match decode(path, bytes).and_then(|t| typejoin::parse_requirements(path, &t)) {
+            Ok(r) => prop_assert!(r.items.iter().all(|i| (1..=lines).contains(&i.line))),
+            Err(e) => {
+                prop_assert!(!e.diagnostics.is_empty());
+                for d in &e.diagnostics {
+                    prop_assert!(d.line >= 1 && d.line <= lines + 1 && d.col >= 1, "{}", d);
+                }
+            }
+        }
     }
 
     /// Arbitrary bytes under either extension.
