@@ -335,7 +335,7 @@ impl Encoding {
         ask: Ask,
         assumptions: &[String],
         deadline_ms: u32,
-        mut more: impl FnMut(&Lattice, &JoinTable) -> Vec<(usize, usize)>,
+        mut more: impl FnMut(&JoinTable) -> Vec<(usize, usize)>,
         weight: impl Fn(usize, usize, Option<usize>) -> u64,
     ) -> Solved {
         #[cfg(not(feature = "z3"))]
@@ -372,14 +372,9 @@ impl Encoding {
                     }
                 };
                 let order = self.order_of(&values);
-                let lattice = order.lattice(names, self.partial);
-                let joins = lattice.join_table();
+                let joins = order.lattice(names, self.partial).join_table();
                 let mut grew = false;
-                for (a, b) in self
-                    .failing(&joins)
-                    .into_iter()
-                    .chain(more(&lattice, &joins))
-                {
+                for (a, b) in self.failing(&joins).into_iter().chain(more(&joins)) {
                     grew |= self.expand(a, b, |c| weight(a, b, c));
                 }
                 if !grew {

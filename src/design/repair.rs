@@ -250,10 +250,13 @@ pub fn repair(input: &Input, opts: &Options) -> Result<Repair, RepairError> {
             )));
         }
     }
-    let names = t.names.clone();
-    let (order, rounds, enc, softs) = search(&costs, &opts.keep, opts.timeout_ms)?;
-    let lattice = order.lattice(&names, opts.partial);
-    let joins = lattice.join_table();
+    let Searched {
+        order,
+        joins,
+        rounds,
+        enc,
+        softs,
+    } = search(&costs, &opts.keep, opts.timeout_ms)?;
     finish(
         input,
         &costs,
@@ -301,12 +304,22 @@ pub fn exhaustive(input: &Input, opts: &Options) -> Result<Repair, RepairError> 
     finish(input, &costs, opts, &order, &joins, 0, None)
 }
 
-/// The z3 search: the order, the rounds it took, and the encoding it ended with.
+/// What the z3 search ends with.
+struct Searched {
+    order: Order,
+    joins: Box<JoinTable>,
+    rounds: usize,
+    /// The encoding at the last round, and its soft pairs' constants (for the proof).
+    enc: Encoding,
+    softs: Vec<String>,
+}
+
+/// The z3 search.
 fn search(
     costs: &Costs,
     keep: &[(usize, usize)],
     timeout_ms: u32,
-) -> Result<(Order, usize, Encoding, Vec<String>), RepairError> {
+) -> Result<Searched, RepairError> {
     let t = costs.t;
     let n = t.n();
     let mut enc = Encoding::new(n, costs.partial);
@@ -345,7 +358,7 @@ fn search(
     let names = t.names.clone();
     // Weighted, a changed pair's cost is exact only once its candidates carry their weights:
     // expand every changed pair the answer shows, until the answer changes no new pair.
-    let more = |_: &crate::order::lattice::Lattice, joins: &JoinTable| {
+    let more = |joins: &JoinTable| {
         if !weighted {
             return Vec::new();
         }
@@ -357,7 +370,17 @@ fn search(
             .collect()
     };
     match enc.solve(&names, Ask::Optimize, &[], timeout_ms, more, extra) {
-        Solved::Found { order, rounds, .. } => Ok((order, rounds, enc, softs)),
+        Solved::Found {
+            order,
+            joins,
+            rounds,
+        } => Ok(Searched {
+            order,
+            joins,
+            rounds,
+            enc,
+            softs,
+        }),
         Solved::Unsat { .. } => Err(RepairError::Infeasible(
             "no lattice keeps the pinned pairs (--keep)".into(),
         )),

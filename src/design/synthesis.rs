@@ -190,7 +190,7 @@ pub fn synthesize(req: &Requirements, timeout_ms: u32) -> Result<Synthesis, Synt
             Ask::Satisfy,
             &assume(ix),
             ms,
-            |_, _| Vec::new(),
+            |_| Vec::new(),
             |_, _, _| 0,
         )
     };
@@ -245,7 +245,7 @@ pub fn synthesize(req: &Requirements, timeout_ms: u32) -> Result<Synthesis, Synt
         Ask::Optimize,
         &[],
         left(),
-        |_, _| Vec::new(),
+        |_| Vec::new(),
         |_, _, _| 0,
     ) {
         Solved::Found {
