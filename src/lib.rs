@@ -85,7 +85,7 @@ pub use policy::table::Table;
 // The order: the DAG closed into a lattice, joins, the loaded input.
 pub use order::categories::rule_result;
 pub use order::dtype_sequence::{Arg, Refusal};
-pub use order::input::Input;
+pub use order::input::{Input, SizeLimit};
 pub use order::lattice::{Join, JoinTable, Lattice};
 
 // The lattice laws, checked exhaustively.

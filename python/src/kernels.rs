@@ -136,6 +136,22 @@ unsafe fn view(a: &Bound<'_, PyUntypedArray>, t: DType, writable: bool) -> PyRes
     // checked the flags and read `t` from the array's own descriptor); the caller's contract
     // covers its life and aliasing.
     let data = unsafe { Data::borrowed(t.unit(), ptr, a.len(), writable) };
+    // A dtype whose patterns leave bits of their unit unused (bool, int4, uint2, float4, …)
+    // has patterns it must never meet: another thread may write one (0xff) into the buffer
+    // after it was checked, while the kernel runs without the GIL. Such an operand is copied,
+    // then checked: the kernel reads only the copy it checked (the copy costs a pass the check
+    // makes anyway). Other dtypes have no invalid pattern, so a racing write is only a value.
+    let data = if !writable && !t.is_complex() && t.pattern_bits() < 8 * t.unit().bytes() as u32 {
+        data.try_to_owned().ok_or_else(|| {
+            pyo3::exceptions::PyMemoryError::new_err(format!(
+                "cannot copy a {} operand of {} elements to check it",
+                t.name(),
+                a.len()
+            ))
+        })?
+    } else {
+        data
+    };
     if writable {
         // A result buffer: its current patterns are overwritten before they are read.
         // SAFETY: `apply_with` writes every element of the result before reading one.
@@ -192,6 +208,10 @@ fn dtype_named(name: &str) -> PyResult<DType> {
 }
 
 fn kernel_error(py: Python<'_>, e: OpError) -> PyErr {
+    // NumPy's answer to an array it cannot allocate (its `_ArrayMemoryError` is one).
+    if e.kind == ErrorKind::Memory {
+        return pyo3::exceptions::PyMemoryError::new_err(e.message);
+    }
     let err = KernelError::new_err(e.message);
     let _ = err.value(py).setattr("kind", e.kind.key());
     err
@@ -229,7 +249,7 @@ fn allocate(
             )));
         }
         if o.overlaps {
-            return Array::zeros(t, shape.to_vec()).map_err(|e| input(e.to_string()));
+            return Ok(Array::zeros(t, shape.to_vec())?);
         }
         // SAFETY: `out` is alive for the call, checked writeable, aligned, C-contiguous and of
         // dtype `t`, and shares no memory with an operand: the caller gave it to be written.
@@ -250,7 +270,14 @@ fn allocate(
         Bound::from_owned_ptr_or_err(py, p)
     }
     .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
-    .map_err(|e| input(format!("cannot allocate the result: {e}")))?;
+    .map_err(|e| OpError {
+        kind: if e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) {
+            ErrorKind::Memory
+        } else {
+            ErrorKind::Input
+        },
+        message: format!("cannot allocate the result: {e}"),
+    })?;
     // SAFETY: a new array that only this call holds (through `made`) until it returns.
     let v = unsafe { view(&a, t, true) }.map_err(|e| input(e.to_string()))?;
     *made = Some(a.into_any().unbind());

@@ -22,7 +22,8 @@ pyo3::create_exception!(
     KernelError,
     PyValueError,
     "A reference kernel refused its operands: `.kind` is the runner's error kind (promotion, \
-     overflow, unsupported, zero-division, input)."
+     overflow, unsupported, zero-division, input); an array that cannot be allocated raises \
+     MemoryError instead."
 );
 
 /// The shipped policies, embedded: (name, file, text), the file as the repository names it.

@@ -237,3 +237,39 @@ def test_numpy_sums_add_in_numpys_order():
         for shape, axis in [((1000,), None), ((3, 130), 1), ((129, 2), 0), ((300, 1), 0)]:
             x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 3, shape)).astype(dtype)
             assert ref.sum(x, axis).tobytes() == np.sum(x, axis).tobytes(), (dtype, shape, axis)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int4", "uint2"])
+def test_a_racing_write_of_an_invalid_pattern_never_panics(dtype):
+    """Another thread writes 0xff (a pattern no bool, int4 or uint2 has) into an operand while
+    the kernel runs without the GIL: the kernel reads the copy it checked, so it answers (the
+    values are whatever it copied) or refuses a copy that caught the invalid pattern, never
+    raises a PanicException (a BaseException, which `except ValueError` would not catch;
+    issue 43, item 4)."""
+    import threading
+
+    import ml_dtypes
+
+    np_dtype = np.dtype(bool) if dtype == "bool" else np.dtype(getattr(ml_dtypes, dtype))
+    a = np.zeros(1 << 20, dtype=np_dtype)
+    raw = a.view(np.uint8)
+    stop = threading.Event()
+
+    def scribble():
+        while not stop.is_set():
+            raw[::97] = 0xFF
+            raw[::97] = 0
+
+    t = threading.Thread(target=scribble)
+    t.start()
+    try:
+        for _ in range(20):
+            try:
+                r = ref.add(a, a, policy="numpy")
+            except ValueError as e:
+                assert "does not fit" in str(e), e
+            else:
+                assert r.shape == a.shape
+    finally:
+        stop.set()
+        t.join()

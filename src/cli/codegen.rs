@@ -21,6 +21,7 @@ pub(crate) fn codegen(files: &[PathBuf], out: &Path) -> Result<u8, LoadError> {
     for f in files {
         let text = read(f)?;
         let input = Input::parse(&f.to_string_lossy(), &text)?;
+        typejoin::SizeLimit::CODEGEN.check(&input)?;
         inputs.push((f, text, input));
     }
     // A measured table that extends a lattice policy (`"kernels": {"extends": "torch"}`) is

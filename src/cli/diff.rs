@@ -13,7 +13,8 @@ pub(crate) fn diff(
     format: DiffFormat,
     materialise: bool,
 ) -> Result<u8, LoadError> {
-    let (a, b) = (load(a)?, load(b)?);
+    let limit = typejoin::SizeLimit::DIFF;
+    let (a, b) = (load_within(a, limit)?, load_within(b, limit)?);
     let d = typejoin::diff(&a, &b, materialise);
     let text = match format {
         DiffFormat::Text => typejoin::render::diff::text(&d),

@@ -12,7 +12,7 @@ pub(crate) fn dot(
     output: Option<&Path>,
     highlight: Option<&str>,
 ) -> Result<u8, LoadError> {
-    let input = load(file)?;
+    let input = load_within(file, typejoin::SizeLimit::DOT)?;
     let shown = file.to_string_lossy();
     let Input::Policy {
         policy, lattice, ..

@@ -184,6 +184,9 @@ pub(crate) enum Cmd {
         /// The largest array a kernel creates (a broadcast or reduction result), in elements.
         #[arg(long, default_value_t = typejoin::ops::DEFAULT_MAX_ELEMENTS)]
         max_elements: usize,
+        /// The longest answer line, in bytes; a longer answer is replaced by an `input` error.
+        #[arg(long, default_value_t = typejoin::conformance::DEFAULT_MAX_OUTPUT_BYTES)]
+        max_output_bytes: u64,
     },
     /// Time one kernel on random inputs, output preallocated; prints one JSON line.
     Bench {
@@ -451,6 +454,13 @@ pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {
     Input::parse(&path.to_string_lossy(), &read(path)?)
 }
 
+/// [`load`], refused past a command's size limit (docs/limits.md).
+pub(crate) fn load_within(path: &Path, limit: typejoin::SizeLimit) -> Result<Input, LoadError> {
+    let input = load(path)?;
+    limit.check(&input)?;
+    Ok(input)
+}
+
 pub(crate) fn read(path: &Path) -> Result<String, LoadError> {
     let shown = path.to_string_lossy();
     let bytes = std::fs::read(path).map_err(|e| {
@@ -521,7 +531,9 @@ pub(crate) fn write_atomic(path: &Path, contents: &str) -> Result<(), LoadError>
 }
 
 /// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so a
-/// failure never leaves a half-written file.
+/// failure never leaves a half-written file. A symlink is followed to the file it names (as
+/// `cp` does; a dangling one is refused, as `cp` refuses it), and a path that is not a regular
+/// file (a FIFO, a device such as `/dev/null`, a socket) is written through, never replaced.
 pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), LoadError> {
     let shown = path.to_string_lossy().into_owned();
     let fail = |e: std::io::Error| {
@@ -530,6 +542,23 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
             format!("cannot write `{shown}`: {e}"),
         ))
     };
+    let path = &resolve_links(path).map_err(|e| {
+        LoadError::one(
+            Diagnostic::file(&shown, e)
+                .with_help("create the file the link names first, or write to another path"),
+        )
+    })?;
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        use std::io::Write;
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(contents))
+            .map_err(fail);
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -537,7 +566,12 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
     let name = path
         .file_name()
         .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let pid = std::process::id();
+    // `.NAME.tmpPID`, unless that is past the 255 bytes a file name may take.
+    let tmp = match format!(".{name}.tmp{pid}") {
+        t if t.len() <= 255 => dir.join(t),
+        _ => dir.join(format!(".typejoin.tmp{pid}")),
+    };
     // On a full or read-only disk the partial temporary file is removed, never left behind.
     std::fs::write(&tmp, contents).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
@@ -547,6 +581,34 @@ pub(crate) fn write_atomic_bytes(path: &Path, contents: &[u8]) -> Result<(), Loa
         let _ = std::fs::remove_file(&tmp);
         fail(e)
     })
+}
+
+/// The path a chain of symlinks ends at (the path itself when it is no link); `Err` for a
+/// dangling link or a loop.
+fn resolve_links(path: &Path) -> Result<PathBuf, String> {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&at).map_err(|e| e.to_string())?;
+                at = match at.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            // Not a link, or nothing there yet: the file to write.
+            Ok(_) => return Ok(at),
+            Err(_) if at.as_path() == path => return Ok(at),
+            Err(_) => {
+                return Err(format!(
+                    "not writing through the dangling symlink `{}` (it names `{}`, which does not exist)",
+                    path.display(),
+                    at.display()
+                ));
+            }
+        }
+    }
+    Err(format!("`{}` is a loop of symlinks", path.display()))
 }
 
 /// Runs one parsed command line: the exit code, with any input error rendered on stderr.
@@ -598,12 +660,14 @@ pub fn run(cli: Cli) -> ExitCode {
             policy,
             max_line_bytes,
             max_elements,
+            max_output_bytes,
         } => run::run_cases(
             &cases,
             &policy,
             typejoin::conformance::Limits {
                 max_line_bytes,
                 max_elements,
+                max_output_bytes,
             },
         ),
         Cmd::Docs {

@@ -10,6 +10,7 @@ use super::*;
 pub(crate) fn prove(file: &Path, out: &Path) -> Result<u8, LoadError> {
     let text = read(file)?;
     let input = typejoin::Input::parse(&file.to_string_lossy(), &text)?;
+    typejoin::SizeLimit::PROVE.check(&input)?;
     let shown = file.to_string_lossy().replace('\\', "/");
     let command = format!(
         "typejoin prove {shown} --out {}",

@@ -16,7 +16,7 @@ pub(crate) fn safety(
             LoadError::one(Diagnostic::file("typejoin", e).with_help("use `--engine search`"))
         })?;
     }
-    let input = load(file)?;
+    let input = load_within(file, typejoin::SizeLimit::SAFETY)?;
     let Input::Policy { policy, joins, .. } = &input else {
         return Err(LoadError::one(
             Diagnostic::file(

@@ -16,7 +16,7 @@ pub(crate) fn suggest(
     format: SuggestFormat,
 ) -> Result<u8, LoadError> {
     let shown = file.to_string_lossy();
-    let Input::Policy { policy, .. } = load(file)? else {
+    let Input::Policy { policy, .. } = load_within(file, typejoin::SizeLimit::SUGGEST)? else {
         return Err(LoadError::one(
             Diagnostic::file(
                 &shown,

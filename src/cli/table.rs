@@ -12,7 +12,7 @@ pub(crate) fn table(
     output: Option<&Path>,
     materialise: bool,
 ) -> Result<u8, LoadError> {
-    let input = load(file)?;
+    let input = load_within(file, typejoin::SizeLimit::TABLE)?;
     let materialised = materialise.then(|| input.materialised_table());
     let t = materialised.as_ref().unwrap_or_else(|| input.table());
     // A materialised table keeps its n-ary results, so that reading it back lifts every cell

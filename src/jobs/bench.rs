@@ -75,6 +75,12 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         LoadError::one(Diagnostic::file("typejoin bench", msg).with_help(help))
     };
     let policy = crate::kernels::policy(policy)?;
+    if runs > MAX_RUNS {
+        return Err(usage(
+            format!("--runs {runs} is more than {MAX_RUNS} timed runs"),
+            "a median settles within a few hundred runs: use fewer",
+        ));
+    }
     let dtype = |name: &str| {
         crate::numeric::dtype::canonical(name)
             .and_then(DType::named)
@@ -105,6 +111,42 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         };
         ops::astype(&Array::from_bits(wide, vec![n], &bits).expect("fits"), d)
     };
+    // The operands' memory, checked before any of it is asked for.
+    let operands = [
+        Some(lhs),
+        rhs.filter(|r| !r.contains('*') && !r.ends_with("@0d")),
+    ];
+    let mut per_element = 16; // the widest result
+    let mut generation = 0;
+    for d in operands.into_iter().flatten() {
+        let d = dtype(d)?;
+        let unit = d.unit().bytes();
+        let wide = if d.is_float() || d.is_complex() {
+            16
+        } else {
+            0
+        };
+        per_element += unit;
+        generation = generation.max(16 + unit + wide + unit);
+    }
+    if let Some(&to) = to.as_ref() {
+        per_element += dtype(to)?.unit().bytes();
+    }
+    let needed = (n as u128) * (per_element + generation) as u128;
+    if let Some(budget) = memory_budget()
+        && needed > budget as u128
+    {
+        return Err(usage(
+            format!(
+                "-n {n} needs about {} of memory for its operands and result ({} bytes an \
+                 element), more than the {} this process can have",
+                shown_bytes(needed),
+                per_element + generation,
+                shown_bytes(budget as u128)
+            ),
+            "use a smaller -n",
+        ));
+    }
     let a = random(dtype(lhs)?, &mut rng);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -213,6 +255,61 @@ pub fn measure(spec: &Spec) -> Result<Measurement, LoadError> {
         ns_per_element_median: median * 1e9 / n as f64,
         gb_per_s_best: bytes as f64 / best / 1e9,
     })
+}
+
+/// The most timed runs `bench` takes (`--runs`): their times are kept to take the median.
+pub const MAX_RUNS: usize = 1_000_000;
+
+/// The memory this process may still take: the smaller of the machine's available memory
+/// (`MemAvailable` in `/proc/meminfo`) and what the address-space limit (`RLIMIT_AS`, what
+/// `ulimit -v` sets) leaves beside what is mapped already, when either is known.
+fn memory_budget() -> Option<u64> {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    });
+    #[cfg(unix)]
+    let limit = {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one `rlimit` through a valid pointer.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
+        // What is already mapped counts against the limit.
+        let used = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|m| {
+                let line = m.lines().find(|l| l.starts_with("VmSize:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .unwrap_or(0)
+            * 1024;
+        (ok && r.rlim_cur != libc::RLIM_INFINITY).then(|| (r.rlim_cur as u64).saturating_sub(used))
+    };
+    #[cfg(not(unix))]
+    let limit = None;
+    match (available, limit) {
+        (Some(a), Some(l)) => Some(a.min(l)),
+        (a, l) => a.or(l),
+    }
+}
+
+/// Bytes as a person reads them (`1.5 GiB`).
+fn shown_bytes(b: u128) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }
 
 /// A draw from N(0, 1) (Box–Muller).

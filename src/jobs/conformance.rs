@@ -2,6 +2,8 @@
 //! per line in, one JSON answer per line out. A case that cannot be read or run becomes an
 //! error answer of its own; it never stops the others.
 
+use std::io::Write as _;
+
 use serde_json::{Value as Json, json};
 
 use crate::kernels::array::Array;
@@ -22,17 +24,6 @@ fn parse_dtype(v: &Json, what: &str) -> Result<DType, OpError> {
         .ok_or_else(|| input_error(format!("{what}: `dtype` must be a string")))?;
     let canonical = crate::numeric::dtype::canonical(name).unwrap_or(name);
     DType::named(canonical).ok_or_else(|| input_error(format!("{what}: unknown dtype `{name}`")))
-}
-
-fn parse_bits(v: &Json, complex: bool) -> Option<[u64; 2]> {
-    if complex {
-        match v.as_array()?.as_slice() {
-            [re, im] => Some([re.as_u64()?, im.as_u64()?]),
-            _ => None,
-        }
-    } else {
-        Some([v.as_u64()?, 0])
-    }
 }
 
 fn parse_float(v: &Json) -> Option<f64> {
@@ -60,7 +51,191 @@ fn beyond_64_bits(x: f64) -> Option<i128> {
     Some(if v == i64::MIN as i128 { v - 1 } else { v })
 }
 
-fn parse_arg(v: &Json, k: usize) -> Result<Arg, OpError> {
+/// An array argument's `bits`, read straight from the line's text into patterns (16 bytes
+/// an element), never into a JSON tree (about 100 bytes an element): a line near the line
+/// limit fits in memory with its array.
+enum Bits {
+    /// Every element an unsigned integer (`pairs: false`) or every one an `[re, im]` pair of
+    /// them (`pairs: true`; an empty list is both).
+    Patterns { pairs: bool, bits: Vec<[u64; 2]> },
+    /// A list with an element of neither form, or of both.
+    Mixed,
+    /// Not a list.
+    NotList,
+}
+
+impl<'de> serde::Deserialize<'de> for Bits {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bits, D::Error> {
+        use serde::de::{IgnoredAny, SeqAccess, Visitor};
+        /// One element: a pattern, a pair of them, or anything else (read and dropped).
+        enum Element {
+            One(u64),
+            Pair([u64; 2]),
+            Other,
+        }
+        struct ElementVisitor;
+        impl<'de> Visitor<'de> for ElementVisitor {
+            type Value = Element;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a bit pattern")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Element, E> {
+                Ok(Element::One(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Element, E> {
+                Ok(u64::try_from(v).map_or(Element::Other, Element::One))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Element, E> {
+                Ok(Element::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Element, E> {
+                Ok(Element::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Element, E> {
+                Ok(Element::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Element, E> {
+                Ok(Element::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Element, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Element::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Element, A::Error> {
+                let mut parts = [None, None];
+                let mut n = 0;
+                while let Some(e) = s.next_element::<Element>()? {
+                    if let (Some(slot), Element::One(v)) = (parts.get_mut(n), e) {
+                        *slot = Some(v);
+                    }
+                    n += 1;
+                }
+                Ok(match (n, parts) {
+                    (2, [Some(re), Some(im)]) => Element::Pair([re, im]),
+                    _ => Element::Other,
+                })
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for Element {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Element, D::Error> {
+                d.deserialize_any(ElementVisitor)
+            }
+        }
+        struct BitsVisitor;
+        impl<'de> Visitor<'de> for BitsVisitor {
+            type Value = Bits;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of bit patterns")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Bits, A::Error> {
+                let (mut bits, mut pairs, mut mixed) = (Vec::new(), None, false);
+                while let Some(e) = s.next_element::<Element>()? {
+                    let (b, pair) = match e {
+                        Element::One(v) => ([v, 0], false),
+                        Element::Pair(p) => (p, true),
+                        Element::Other => {
+                            mixed = true;
+                            continue;
+                        }
+                    };
+                    mixed |= *pairs.get_or_insert(pair) != pair;
+                    if !mixed {
+                        bits.push(b);
+                    }
+                }
+                Ok(match mixed {
+                    true => Bits::Mixed,
+                    false => Bits::Patterns {
+                        pairs: pairs.unwrap_or(false),
+                        bits,
+                    },
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Bits, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Bits::NotList)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+            fn visit_unit<E>(self) -> Result<Bits, E> {
+                Ok(Bits::NotList)
+            }
+        }
+        d.deserialize_any(BitsVisitor)
+    }
+}
+
+/// A case read from its line: its fields but the arguments as JSON, and each argument's
+/// fields as JSON but its `bits`, which are read straight into patterns ([`Bits`]). `args`
+/// is `None` when the case has none or they are not a list.
+struct Case {
+    fields: serde_json::Map<String, Json>,
+    args: Option<Vec<(Json, Option<Bits>)>>,
+}
+
+/// Reads a line as a case: `Err` with the answer's message when it is not JSON or not an
+/// object.
+fn read_case(line: &str) -> Result<Case, String> {
+    use serde_json::value::RawValue;
+    let not_json = |e: serde_json::Error| format!("not JSON: {e}");
+    let raw: &RawValue = serde_json::from_str(line).map_err(not_json)?;
+    if !raw.get().starts_with('{') {
+        return Err("a case is a JSON object".into());
+    }
+    let fields: std::collections::BTreeMap<String, &RawValue> =
+        serde_json::from_str(raw.get()).map_err(not_json)?;
+    let object = |fields: std::collections::BTreeMap<String, &RawValue>, skip: &str| {
+        fields
+            .iter()
+            .filter(|(k, _)| *k != skip)
+            .map(|(k, v)| Ok((k.clone(), serde_json::from_str(v.get())?)))
+            .collect::<serde_json::Result<serde_json::Map<String, Json>>>()
+    };
+    let args = match fields.get("args") {
+        Some(a) if a.get().starts_with('[') => {
+            let list: Vec<&RawValue> = serde_json::from_str(a.get()).map_err(not_json)?;
+            let each = list.into_iter().map(|arg| {
+                if !arg.get().starts_with('{') {
+                    return Ok((serde_json::from_str(arg.get())?, None));
+                }
+                let f: std::collections::BTreeMap<String, &RawValue> =
+                    serde_json::from_str(arg.get())?;
+                let bits = f
+                    .get("bits")
+                    .map(|b| serde_json::from_str::<Bits>(b.get()))
+                    .transpose()?;
+                Ok((Json::Object(object(f, "bits")?), bits))
+            });
+            Some(
+                each.collect::<serde_json::Result<Vec<_>>>()
+                    .map_err(not_json)?,
+            )
+        }
+        _ => None,
+    };
+    Ok(Case {
+        fields: object(fields, "args").map_err(not_json)?,
+        args,
+    })
+}
+
+fn parse_arg((v, bits): &(Json, Option<Bits>), k: usize) -> Result<Arg, OpError> {
     let what = format!("argument {k}");
     if let Some(kind) = v.get("scalar") {
         let value = v
@@ -109,47 +284,112 @@ fn parse_arg(v: &Json, k: usize) -> Result<Arg, OpError> {
         .map(|d| d.as_u64().map(|d| d as usize))
         .collect::<Option<_>>()
         .ok_or_else(|| input_error(format!("{what}: `shape` holds non-negative integers")))?;
-    let bits: Vec<[u64; 2]> = v
-        .get("bits")
-        .and_then(Json::as_array)
-        .ok_or_else(|| input_error(format!("{what}: an array needs `bits` (a list)")))?
-        .iter()
-        .map(|b| parse_bits(b, dtype.is_complex()))
-        .collect::<Option<_>>()
-        .ok_or_else(|| {
-            input_error(format!(
+    let bits = match bits {
+        None | Some(Bits::NotList) => {
+            return Err(input_error(format!(
+                "{what}: an array needs `bits` (a list)"
+            )));
+        }
+        Some(Bits::Patterns { pairs, bits }) if bits.is_empty() || *pairs == dtype.is_complex() => {
+            bits
+        }
+        Some(_) => {
+            return Err(input_error(format!(
                 "{what}: `bits` holds unsigned integers ([re, im] pairs for complex)"
-            ))
-        })?;
-    Array::from_bits(dtype, shape, &bits)
+            )));
+        }
+    };
+    Array::from_bits(dtype, shape, bits)
         .map(Arg::Array)
         .map_err(|m| input_error(format!("{what}: {m}")))
 }
 
-fn answer(id: &Json, a: &Array) -> Json {
-    let bits: Vec<Json> = a
-        .bits()
-        .into_iter()
-        .map(|[re, im]| {
-            if a.dtype().is_complex() {
-                json!([re, im])
-            } else {
-                json!(re)
+/// The decimal digits of `n`.
+fn digits(n: u64) -> u64 {
+    n.checked_ilog10().map_or(1, |d| u64::from(d) + 1)
+}
+
+/// Writes one result's answer line (newline included) element by element, never holding the
+/// line: `{"id", "dtype", "shape", "bits"}`. Its exact length is counted first, so an answer
+/// over `max_bytes` is an `input` error answer instead, never a cut line.
+fn write_result(
+    out: &mut impl std::io::Write,
+    id: &Json,
+    a: &Array,
+    max_bytes: u64,
+) -> std::io::Result<()> {
+    let head = format!(
+        "{{\"id\":{id},\"dtype\":\"{}\",\"shape\":{},\"bits\":[",
+        a.dtype().name(),
+        json!(a.shape())
+    );
+    let complex = a.dtype().is_complex();
+    let mut len = head.len() as u64 + "]}\n".len() as u64;
+    let mut count = 0u64;
+    a.for_each_bits(|[re, im]| {
+        count += 1;
+        len += digits(re) + if complex { digits(im) + 3 } else { 0 };
+    });
+    len += count.saturating_sub(1);
+    if len > max_bytes {
+        let e = input_error(format!(
+            "the answer would take {len} bytes, over the limit of {max_bytes} (raise it with --max-output-bytes)"
+        ));
+        return write_error(out, id, &e);
+    }
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    w.write_all(head.as_bytes())?;
+    let (mut first, mut failed) = (true, None);
+    let mut buf = itoa::Buffer::new();
+    a.for_each_bits(|[re, im]| {
+        if failed.is_some() {
+            return;
+        }
+        let r = (|| {
+            if !first {
+                w.write_all(b",")?;
             }
-        })
-        .collect();
-    json!({"id": id, "dtype": a.dtype().name(), "shape": a.shape(), "bits": bits})
+            first = false;
+            if complex {
+                w.write_all(b"[")?;
+                w.write_all(buf.format(re).as_bytes())?;
+                w.write_all(b",")?;
+                w.write_all(buf.format(im).as_bytes())?;
+                w.write_all(b"]")
+            } else {
+                w.write_all(buf.format(re).as_bytes())
+            }
+        })();
+        if let Err(e) = r {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    w.write_all(b"]}\n")?;
+    w.flush()
+}
+
+/// Writes one error answer line (newline included): `{"id", "error", "kind"}`.
+fn write_error(out: &mut impl std::io::Write, id: &Json, e: &OpError) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        json!({"id": id, "error": e.message, "kind": e.kind.key()})
+    )
 }
 
 /// Runs one case (a parsed line).
-fn run_case(policy: &Generated, case: &Json, max_elements: usize) -> Result<Array, OpError> {
+fn run_case(policy: &Generated, whole: Case, max_elements: usize) -> Result<Array, OpError> {
+    let case = &whole.fields;
     let op = case
         .get("op")
         .and_then(Json::as_str)
         .ok_or_else(|| input_error("a case needs `op` (a string)"))?;
-    let args: Vec<Arg> = case
-        .get("args")
-        .and_then(Json::as_array)
+    let args: Vec<Arg> = whole
+        .args
+        .as_ref()
         .ok_or_else(|| input_error("a case needs `args` (a list)"))?
         .iter()
         .enumerate()
@@ -179,16 +419,16 @@ fn run_case(policy: &Generated, case: &Json, max_elements: usize) -> Result<Arra
     )
 }
 
-/// The answer line (without newline) to one input line. A panic in a kernel (a bug, never
-/// the input's fault) is caught and answered as an `internal` error, so one case cannot take
-/// the rest of the stream down. An op's result holds at most `limits.max_elements`.
-pub fn run_line(policy: &Generated, line: &str, limits: Limits) -> String {
-    let (id, result) = match serde_json::from_str::<Json>(line) {
-        Err(e) => (Json::Null, Err(input_error(format!("not JSON: {e}")))),
-        Ok(case) if !case.is_object() => (Json::Null, Err(input_error("a case is a JSON object"))),
+/// Runs one input line: the case's `id` (null when it could not be read) and its result. A
+/// panic in a kernel (a bug, never the input's fault) is caught and answered as an `internal`
+/// error, so one case cannot take the rest of the stream down. An op's result holds at most
+/// `limits.max_elements`.
+fn run_text(policy: &Generated, line: &str, limits: Limits) -> (Json, Result<Array, OpError>) {
+    match read_case(line) {
+        Err(e) => (Json::Null, Err(input_error(e))),
         Ok(case) => {
-            let id = case.get("id").cloned().unwrap_or(Json::Null);
-            let run = std::panic::catch_unwind(|| run_case(policy, &case, limits.max_elements));
+            let id = case.fields.get("id").cloned().unwrap_or(Json::Null);
+            let run = std::panic::catch_unwind(|| run_case(policy, case, limits.max_elements));
             (
                 id,
                 run.unwrap_or_else(|_| {
@@ -199,12 +439,29 @@ pub fn run_line(policy: &Generated, line: &str, limits: Limits) -> String {
                 }),
             )
         }
-    };
-    let out = match result {
-        Ok(a) => answer(&id, &a),
-        Err(e) => json!({"id": id, "error": e.message, "kind": e.kind.key()}),
-    };
-    out.to_string()
+    }
+}
+
+/// The answer line (without newline) to one input line, as a string: what [`run_stream`]
+/// writes for it (which never holds the whole line).
+pub fn run_line(policy: &Generated, line: &str, limits: Limits) -> String {
+    let (id, result) = run_text(policy, line, limits);
+    let mut out = Vec::new();
+    write_answer(&mut out, &id, result, limits.max_output_bytes).expect("writing to memory");
+    out.pop();
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+fn write_answer(
+    out: &mut impl std::io::Write,
+    id: &Json,
+    result: Result<Array, OpError>,
+    max_output_bytes: u64,
+) -> std::io::Result<()> {
+    match result {
+        Ok(a) => write_result(out, id, &a, max_output_bytes),
+        Err(e) => write_error(out, id, &e),
+    }
 }
 
 /// The runner's limits (`typejoin run --max-line-bytes`, `--max-elements`).
@@ -215,16 +472,24 @@ pub struct Limits {
     pub max_line_bytes: usize,
     /// The largest result (elements) an op may make; over it the case is an `input` error.
     pub max_elements: usize,
+    /// The longest answer line (bytes, newline included); a longer answer is replaced by an
+    /// `input` error answer before any of it is written.
+    pub max_output_bytes: u64,
 }
 
 /// 64 MiB: a million float64 elements as JSON take about 20 MB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// 8 GiB: the longest answer (2^28 float64 elements take about 5.4 GB as JSON). Answers are
+/// written element by element, so this bounds what a reader must take, not typejoin's memory.
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 8 << 30;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             max_elements: ops::DEFAULT_MAX_ELEMENTS,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -248,32 +513,31 @@ pub fn run_stream(
         if read == 0 {
             break;
         }
-        let answer = if too_long {
-            json!({
-                "id": Json::Null,
-                "error": format!(
-                    "line {n} is longer than {} bytes (raise it with --max-line-bytes)",
-                    limits.max_line_bytes
-                ),
-                "kind": "input",
-            })
-            .to_string()
+        let written = if too_long {
+            let e = input_error(format!(
+                "line {n} is longer than {} bytes (raise it with --max-line-bytes)",
+                limits.max_line_bytes
+            ));
+            write_error(&mut output, &Json::Null, &e)
         } else {
             match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => run_line(policy, text, limits),
-                Err(e) => json!({
-                    "id": Json::Null,
-                    "error": format!(
+                Ok(text) => {
+                    let (id, result) = run_text(policy, text, limits);
+                    write_answer(&mut output, &id, result, limits.max_output_bytes)
+                }
+                Err(e) => {
+                    let e = input_error(format!(
                         "line {n} is not UTF-8 (invalid byte at offset {})",
                         e.valid_up_to()
-                    ),
-                    "kind": "input",
-                })
-                .to_string(),
+                    ));
+                    write_error(&mut output, &Json::Null, &e)
+                }
             }
         };
-        if let Err(e) = writeln!(output, "{answer}") {
+        // Every answer is on its way before the next case runs: a later case that takes the
+        // process down (killed, out of memory outside typejoin's checks) loses none of them.
+        if let Err(e) = written.and_then(|()| output.flush()) {
             return if e.kind() == std::io::ErrorKind::BrokenPipe {
                 Ok(())
             } else {
@@ -281,10 +545,7 @@ pub fn run_stream(
             };
         }
     }
-    match output.flush() {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
-        _ => Ok(()),
-    }
+    Ok(())
 }
 
 /// Reads one line into `buf` (without its newline), keeping at most `max` bytes: the rest of

@@ -266,6 +266,39 @@ impl Data {
             Unit::C128 => Data::C128(vec![[0; 2]; n].into()),
         }
     }
+
+    /// An owned copy of the storage (of a view too), or `None` when the allocator refuses it.
+    pub fn try_to_owned(&self) -> Option<Data> {
+        fn copy<T: Copy>(v: &[T]) -> Option<Buf<T>> {
+            let mut out = Vec::new();
+            out.try_reserve_exact(v.len()).ok()?;
+            out.extend_from_slice(v);
+            Some(out.into())
+        }
+        Some(match self {
+            Data::U8(v) => Data::U8(copy(v)?),
+            Data::U16(v) => Data::U16(copy(v)?),
+            Data::U32(v) => Data::U32(copy(v)?),
+            Data::U64(v) => Data::U64(copy(v)?),
+            Data::C32(v) => Data::C32(copy(v)?),
+            Data::C64(v) => Data::C64(copy(v)?),
+            Data::C128(v) => Data::C128(copy(v)?),
+        })
+    }
+
+    /// Zeroed storage of `n` units, or `None` when the allocator refuses it (an address-space
+    /// limit, more than memory): [`Data::zeros`] without the abort.
+    pub fn try_zeros(unit: Unit, n: usize) -> Option<Data> {
+        Some(match unit {
+            Unit::U8 => Data::U8(try_zeroed_vec(n)?.into()),
+            Unit::U16 => Data::U16(try_zeroed_vec(n)?.into()),
+            Unit::U32 => Data::U32(try_zeroed_vec(n)?.into()),
+            Unit::U64 => Data::U64(try_zeroed_vec(n)?.into()),
+            Unit::C32 => Data::C32(try_zeroed_vec(n)?.into()),
+            Unit::C64 => Data::C64(try_zeroed_vec(n)?.into()),
+            Unit::C128 => Data::C128(try_zeroed_vec(n)?.into()),
+        })
+    }
 }
 
 /// An n-dimensional array: dtype, shape, row-major storage.
@@ -309,6 +342,36 @@ pub enum ArrayError {
         dtype: &'static str,
         bits: u32,
     },
+    #[error(
+        "an array of shape {shape:?} needs {bytes} bytes, more than this process could allocate"
+    )]
+    OutOfMemory { shape: Vec<usize>, bytes: u128 },
+}
+
+/// A storage unit's element type, for which every bit pattern (all zeros included) is a value.
+trait Unsigned: Copy {}
+impl Unsigned for u8 {}
+impl Unsigned for u16 {}
+impl Unsigned for u32 {}
+impl Unsigned for u64 {}
+impl<T: Unsigned> Unsigned for [T; 2] {}
+
+/// `vec![0; n]` (zeroed by the allocator, as `vec!` is: pages the kernel zeroes lazily), or
+/// `None` when the allocator refuses the block instead of aborting the process.
+fn try_zeroed_vec<T: Unsigned>(n: usize) -> Option<Vec<T>> {
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout's size is not zero.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` was allocated by the global allocator with `T`'s alignment and the size of
+    // `n` `T`s (the layout of a `Vec<T>` of capacity `n`), and its `n` elements are zero bits,
+    // a value of every `Unsigned` type.
+    Some(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 /// The element count of a shape, or `None` when it overflows.
@@ -431,6 +494,20 @@ impl Array {
     }
 
     /// Every element's bit patterns (`[re, 0]` for real dtypes).
+    /// Calls `f` with each element's bit patterns (`[re, im]`; `[pattern, 0]` for a real
+    /// dtype), row-major, without collecting them: what [`Array::bits`] returns, one at a time.
+    pub fn for_each_bits(&self, mut f: impl FnMut([u64; 2])) {
+        match &self.data {
+            Data::U8(v) => v.iter().for_each(|&b| f([b as u64, 0])),
+            Data::U16(v) => v.iter().for_each(|&b| f([b as u64, 0])),
+            Data::U32(v) => v.iter().for_each(|&b| f([b as u64, 0])),
+            Data::U64(v) => v.iter().for_each(|&b| f([b, 0])),
+            Data::C32(v) => v.iter().for_each(|&[r, i]| f([r as u64, i as u64])),
+            Data::C64(v) => v.iter().for_each(|&[r, i]| f([r as u64, i as u64])),
+            Data::C128(v) => v.iter().for_each(|&p| f(p)),
+        }
+    }
+
     pub fn bits(&self) -> Vec<[u64; 2]> {
         match &self.data {
             Data::U8(v) => v.iter().map(|&b| [b as u64, 0]).collect(),
@@ -530,16 +607,17 @@ impl Array {
         self.data.is_empty()
     }
 
-    /// A zero-filled array (`Err` when the shape's element count overflows).
+    /// A zero-filled array (`Err` when the shape's element count overflows, or when the
+    /// allocator refuses its storage: never an abort).
     pub fn zeros(dtype: DType, shape: Vec<usize>) -> Result<Array, ArrayError> {
         let n = element_count(&shape).ok_or_else(|| ArrayError::TooLarge {
             shape: shape.clone(),
         })?;
-        Ok(Array {
-            dtype,
-            data: Data::zeros(dtype.unit(), n),
-            shape,
-        })
+        let Some(data) = Data::try_zeros(dtype.unit(), n) else {
+            let bytes = n as u128 * dtype.unit().bytes() as u128;
+            return Err(ArrayError::OutOfMemory { shape, bytes });
+        };
+        Ok(Array { dtype, data, shape })
     }
 
     /// A zero-filled array whose shape is known to be countable: an existing array's, or a

@@ -10,6 +10,85 @@ use crate::policy::observed::{self, Observed};
 use crate::policy::spec::{self, Policy};
 use crate::policy::table::Table;
 
+/// The most dtypes (nodes) one command takes, and why (docs/limits.md). Every file is read
+/// under [`crate::policy::table::MAX_DTYPES`] (10,000: what `check`, `explain` and
+/// `result-type` take); the commands whose work or output grows faster refuse a larger input
+/// right after reading it, before that work, with an error that names the command and its
+/// limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeLimit {
+    pub command: &'static str,
+    pub max: usize,
+    /// What grows past the limit (said in the error).
+    pub why: &'static str,
+}
+
+impl SizeLimit {
+    /// `table`: n² cells (a 2,048-dtype table is 25 MB of text, 97 MB as JSON).
+    pub const TABLE: SizeLimit = SizeLimit {
+        command: "table",
+        max: 2048,
+        why: "its output has a cell for every pair",
+    };
+    /// `codegen`: the generated module holds every pair's join.
+    pub const CODEGEN: SizeLimit = SizeLimit {
+        command: "codegen",
+        max: 2048,
+        why: "the generated module holds every pair's join",
+    };
+    /// `safety`: a line for every edge and every pair's join (140 MB at 2,048 dtypes).
+    pub const SAFETY: SizeLimit = SizeLimit {
+        command: "safety",
+        max: 2048,
+        why: "its report classifies every edge and every pair's join",
+    };
+    /// `dot`: the Hasse diagram's transitive reduction grows as n³ (2 s at 2,048 dtypes).
+    pub const DOT: SizeLimit = SizeLimit {
+        command: "dot",
+        max: 2048,
+        why: "the diagram's transitive reduction grows as the cube of the dtypes",
+    };
+    /// `diff`: every pair of both inputs, with each pair's kinds (4 s at 2,048 dtypes).
+    pub const DIFF: SizeLimit = SizeLimit {
+        command: "diff",
+        max: 2048,
+        why: "it compares every pair's join",
+    };
+    /// `suggest`: every placement of the new dtype re-checks the laws.
+    pub const SUGGEST: SizeLimit = SizeLimit {
+        command: "suggest",
+        max: 2048,
+        why: "every placement it ranks re-checks the laws",
+    };
+    /// `prove`: the obligations' text grows as n² per law (1,024 dtypes write 267 MB in 25 s).
+    pub const PROVE: SizeLimit = SizeLimit {
+        command: "prove",
+        max: 1024,
+        why: "each law's obligation spells out every pair's join",
+    };
+
+    /// `Err` (naming the file, the command and the limit) when `input` has more dtypes.
+    pub fn check(&self, input: &Input) -> Result<(), LoadError> {
+        let n = input.table().names.len();
+        if n <= self.max {
+            return Ok(());
+        }
+        Err(LoadError::one(
+            Diagnostic::file(
+                input.path(),
+                format!(
+                    "{n} dtypes: `typejoin {}` takes at most {} ({})",
+                    self.command, self.max, self.why
+                ),
+            )
+            .with_help(format!(
+                "run it on a part of the policy; `typejoin check` takes up to {}",
+                crate::policy::table::MAX_DTYPES
+            )),
+        ))
+    }
+}
+
 /// A loaded input file: a policy (with its lattice and joins) or an observed table.
 #[derive(Debug, Clone)]
 pub enum Input {

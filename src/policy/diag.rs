@@ -346,9 +346,13 @@ pub fn did_you_mean<'c>(
         return Some(canon.to_string());
     }
     let lower = name.to_ascii_lowercase();
-    let limit = (name.chars().count() / 3).max(1);
+    let length = name.chars().count();
+    let limit = (length / 3).max(1);
     candidates
         .iter()
+        // An edit distance is at least the difference of the lengths: most candidates are
+        // ruled out without computing it.
+        .filter(|c| c.chars().count().abs_diff(length) <= limit)
         .map(|c| {
             (
                 strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase()),

@@ -123,6 +123,9 @@ impl Observed {
 }
 
 /// Parses and validates an observed table. `path` is only used in diagnostics.
+/// The errors of a table that get a "did you mean" (each costs a pass over the dtypes).
+const SUGGESTED: usize = 1_000;
+
 pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
     let src = Source::new(path, text);
     if text.trim().is_empty() {
@@ -183,9 +186,24 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                 "list the table's dtypes in order: \"dtypes\": [\"bool\", \"int8\", …]",
             ));
     }
+    if listed.len() > crate::policy::table::MAX_DTYPES {
+        let max = crate::policy::table::MAX_DTYPES;
+        return Err(LoadError::one(
+            src.error(
+                at(&["dtypes", &format!("#{max}")]),
+                format!(
+                    "{} dtypes: typejoin reads tables of at most {max}",
+                    listed.len()
+                ),
+            )
+            .with_help("measure a part of the library's dtypes, or split the table"),
+        ));
+    }
+    let dropped: std::collections::HashSet<&String> = removed.iter().collect();
+    let mut seen = std::collections::HashSet::new();
     let mut dtypes: Vec<String> = Vec::new();
     for (i, d) in listed.iter().enumerate() {
-        if dtypes.contains(d) {
+        if !seen.insert(d) {
             errors.push(
                 src.error(
                     at(&["dtypes", &format!("#{i}")]),
@@ -193,7 +211,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                 )
                 .with_help("list each dtype once"),
             );
-        } else if !removed.contains(d) {
+        } else if !dropped.contains(d) {
             dtypes.push(d.clone());
         }
     }
@@ -213,7 +231,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
         ),
         Some(Value::Object(rows)) => {
             for (row, cols) in rows {
-                if removed.contains(row) {
+                if dropped.contains(row) {
                     continue;
                 }
                 let Some(&a) = index.get(row.as_str()) else {
@@ -238,7 +256,7 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                     continue;
                 };
                 for (col, cell) in cols {
-                    if removed.contains(col) {
+                    if dropped.contains(col) {
                         continue;
                     }
                     let span = at(&["result", row, col]);
@@ -259,11 +277,16 @@ pub fn parse_table(path: &str, text: &str) -> Result<Observed, LoadError> {
                     cell_spans[a * n + b] = span.clone();
                     match cell {
                         Value::Null => {}
-                        Value::String(r) if removed.contains(r) => {}
+                        Value::String(r) if dropped.contains(r) => {}
                         Value::String(r) => match index.get(r.as_str()) {
                             Some(&j) => table.set(a, b, Some(j)),
                             None => {
-                                let help = did_you_mean(r, dtypes.iter().map(String::as_str)).map_or(
+                                // A "did you mean" costs a pass over `dtypes`: the first
+                                // `SUGGESTED` errors get one (more are never all shown).
+                                let guess = (errors.len() < SUGGESTED)
+                                    .then(|| did_you_mean(r, dtypes.iter().map(String::as_str)))
+                                    .flatten();
+                                let help = guess.map_or(
                                     "a result must be one of `dtypes` (or null where the library raises)".into(),
                                     |s| format!("did you mean `{s}`?"),
                                 );

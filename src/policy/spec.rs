@@ -689,6 +689,20 @@ impl<'a> Validator<'a> {
         let mut dtype_spans: Vec<Range<usize>> = Vec::new();
         let declared_formats: Vec<&str> =
             raw.formats.keys().map(|k| k.get_ref().as_str()).collect();
+        if let Some(past) = raw.dtypes.get_ref().get(crate::policy::table::MAX_DTYPES) {
+            let max = crate::policy::table::MAX_DTYPES;
+            return Err(LoadError::one(
+                self.src
+                    .error(
+                        past.span(),
+                        format!(
+                            "{} dtypes: typejoin reads policies of at most {max}",
+                            raw.dtypes.get_ref().len()
+                        ),
+                    )
+                    .with_help("split the policy, or check a part of it"),
+            ));
+        }
         if raw.dtypes.get_ref().is_empty() {
             self.error(
                 raw.dtypes.span(),
@@ -904,6 +918,7 @@ impl<'a> Validator<'a> {
             }
         };
         let mut lower: Vec<String> = Vec::new();
+        let mut listed = std::collections::HashSet::new();
         for l in &c.lower {
             let n = l.get_ref();
             if n.is_empty() || !n.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_') {
@@ -912,7 +927,7 @@ impl<'a> Validator<'a> {
                     format!("invalid category name `{n}`"),
                     Some("use letters, digits and `_`, e.g. \"0d\"".into()),
                 );
-            } else if lower.contains(n) {
+            } else if !listed.insert(n) {
                 self.error(
                     l.span(),
                     format!("duplicate category `{n}`"),
@@ -1080,10 +1095,10 @@ impl<'a> Validator<'a> {
         let mut edges = Vec::new();
         for (from, targets) in &raw.promotes {
             let f = self.lookup(from, index, dtypes, "dtype");
-            let mut seen: Vec<&str> = Vec::new();
+            let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
             for t in targets.get_ref() {
                 let name = t.get_ref().as_str();
-                if seen.contains(&name) {
+                if seen.contains(name) {
                     self.error(
                         t.span(),
                         format!("duplicate edge `{}` → `{name}`", from.get_ref()),
@@ -1091,7 +1106,7 @@ impl<'a> Validator<'a> {
                     );
                     continue;
                 }
-                seen.push(name);
+                seen.insert(name);
                 let to = self.lookup(t, index, dtypes, "edge target");
                 if let (Some(f), Some(to)) = (f, to) {
                     if f == to {

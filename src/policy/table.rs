@@ -2,6 +2,12 @@
 
 use crate::numeric::dtype;
 
+/// The most dtypes (nodes) a policy or an observed table may name: the parsers refuse more,
+/// at the first dtype past the limit, before any quadratic work. `check` decides a
+/// 10,000-dtype policy in seconds (its table takes 200 MB); the commands whose work or output
+/// grows faster take fewer ([`crate::order::input::SizeLimit`], docs/limits.md).
+pub const MAX_DTYPES: usize = 10_000;
+
 /// `result[a][b]` over `names`, with undefined cells (the library raises / no join).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {

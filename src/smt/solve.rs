@@ -56,10 +56,25 @@ pub fn solve(script: &str, vars: &[&str], width: u32, opts: Z3Options) -> Verdic
     let (script, vars): (String, Vec<String>) =
         (script.into(), vars.iter().map(|v| v.to_string()).collect());
     let start = std::time::Instant::now();
-    let timeout = || Verdict::Unknown(format!("timeout after {} ms", start.elapsed().as_millis()));
+    // Every witness found so far, kept where the caller can read it: an enumeration that runs
+    // out of time is still a violation, its count a lower bound.
+    let found = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = found.clone();
+    let timeout = || {
+        let mut so_far = found.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if so_far.is_empty() {
+            Verdict::Unknown(format!("timeout after {} ms", start.elapsed().as_millis()))
+        } else {
+            so_far.sort_unstable();
+            Verdict::Violated {
+                witnesses: so_far,
+                complete: false,
+            }
+        }
+    };
     match on_z3_thread(opts.timeout_ms, move |deadline| {
         let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
-        solve_until(&script, &vars, width, opts.limit, deadline)
+        solve_until(&script, &vars, width, opts.limit, deadline, &record)
     }) {
         Ok(Verdict::Unknown(r)) if r == "timeout" => timeout(),
         Ok(v) => v,
@@ -295,6 +310,7 @@ fn solve_until(
     width: u32,
     limit: usize,
     deadline: std::time::Instant,
+    record: &std::sync::Mutex<Vec<Vec<usize>>>,
 ) -> Verdict {
     let left_ms = || {
         deadline
@@ -345,7 +361,7 @@ fn solve_until(
         }
         solver.check()
     };
-    match enumerate(&solver, &consts, width, limit, check) {
+    match enumerate(&solver, &consts, width, limit, check, record) {
         // z3 says "canceled" when interrupted; our own check says nothing.
         Verdict::Unknown(r)
             if left_ms() == 0 && (r == "unknown" || r == "canceled" || r == "interrupted") =>
@@ -362,6 +378,7 @@ fn enumerate(
     width: u32,
     limit: usize,
     mut check: impl FnMut() -> SatResult,
+    record: &std::sync::Mutex<Vec<Vec<usize>>>,
 ) -> Verdict {
     let mut found: Vec<Vec<usize>> = Vec::new();
     loop {
@@ -396,19 +413,30 @@ fn enumerate(
                 };
             }
             SatResult::Sat => {
+                // `sat` is a counterexample's existence, model or not: the law is violated,
+                // and the witnesses found so far (maybe none) are a lower bound.
                 let Some(model) = solver.get_model() else {
-                    return Verdict::Unknown("z3 answered sat without a model".into());
+                    return Verdict::Violated {
+                        witnesses: found,
+                        complete: false,
+                    };
                 };
                 let values: Option<Vec<u64>> = consts
                     .iter()
                     .map(|c| model.eval(c, true).and_then(|v| v.as_u64()))
                     .collect();
+                // Still `sat`: violated, this witness not known.
                 let Some(values) = values else {
-                    return Verdict::Unknown(
-                        "z3's model has no value for a witness variable".into(),
-                    );
+                    return Verdict::Violated {
+                        witnesses: found,
+                        complete: false,
+                    };
                 };
                 found.push(values.iter().map(|&v| v as usize).collect());
+                record
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(found[found.len() - 1].clone());
                 if found.len() >= limit {
                     return Verdict::Violated {
                         witnesses: found,
@@ -531,7 +559,9 @@ pub fn cross_check(
                 }
             }
         }
-        let z3_violated = z3_count > 0;
+        let z3_violated = mine
+            .iter()
+            .any(|(_, v)| matches!(v, Verdict::Violated { .. }));
         let Some(result) = report.law(law) else {
             return Err(fail(law, "the exhaustive report lacks this law".into()));
         };
@@ -626,7 +656,8 @@ pub fn report(input: &Input, verdicts: &[(Check, Verdict)], witness_limit: usize
                     complete,
                 } => {
                     exact &= *complete;
-                    count += ws.len() as u64;
+                    // `sat` without a model: violated by at least one case, none known.
+                    count += (ws.len() as u64).max(1);
                     found.extend(ws.iter().map(|w| (*check, w)));
                 }
             }
@@ -647,14 +678,22 @@ pub fn report(input: &Input, verdicts: &[(Check, Verdict)], witness_limit: usize
                 })
             })
             .collect();
+        // A check z3 could not decide beside one it found violated: the count is a lower bound.
+        let exact = exact && (count == 0 || unknown.is_none());
         let (status, note) = match (count, unknown) {
             (0, Some(r)) => (
                 Status::Unknown,
                 format!("z3 could not decide ({r}); raise --timeout"),
             ),
             (0, None) => (Status::Holds, "z3: unsat, no counterexample".to_string()),
+            _ if found.is_empty() => (
+                Status::Violated,
+                "z3 answered sat without a (complete) model: violated, its witnesses unknown"
+                    .to_string(),
+            ),
             _ => (Status::Violated, String::new()),
         };
+
         laws.push(LawResult {
             law,
             status,

@@ -74,7 +74,7 @@ pub fn apply(
     options: Options,
 ) -> Result<Array, OpError> {
     apply_with(policy, op, args, options, |dtype, shape| {
-        Ok(Array::zeroed(dtype, shape.to_vec()))
+        Ok(Array::zeros(dtype, shape.to_vec())?)
     })
 }
 

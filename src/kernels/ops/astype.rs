@@ -325,15 +325,20 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
 /// part, as NumPy does with a ComplexWarning; complex → bool is true where either part is
 /// nonzero).
 pub fn astype(a: &Array, to: DType) -> Array {
+    try_astype(a, to).expect("memory for the converted array")
+}
+
+/// [`astype`], or a `memory` error when the converted array cannot be allocated.
+pub(super) fn try_astype(a: &Array, to: DType) -> Result<Array, OpError> {
     if a.dtype == to {
-        return a.clone();
+        return Ok(a.clone());
     }
     if a.dtype.is_complex() || to.is_complex() {
-        return astype_general(a, to);
+        return Ok(astype_general(a, to));
     }
-    let mut out = Array::zeroed(to, a.shape.clone());
+    let mut out = Array::zeros(to, a.shape.clone())?;
     astype_into(a, &mut out).expect("same shape");
-    out
+    Ok(out)
 }
 
 /// `a.astype(to)` for a float `a` (a complex one's real part) and a sub-byte integer `to` as

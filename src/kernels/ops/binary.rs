@@ -52,7 +52,7 @@ pub(super) fn rewrite(
     accepts_operands(policy, op.id(), &[a.operand(), b.operand()])?;
     let one = Arg::Scalar(Scalar::Int(1));
     let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b, max_elements)?;
-    let mut r = Array::zeroed(to, shape);
+    let mut r = Array::zeros(to, shape)?;
     compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r);
     Ok(Some([Arg::Array(r), Arg::Scalar(*s)]))
 }
@@ -89,7 +89,7 @@ pub(super) fn binary_within(
             .map_err(as_rewritten(policy));
     }
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, max_elements)?;
-    let mut out = Array::zeroed(out_dtype, shape);
+    let mut out = Array::zeros(out_dtype, shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
     Ok(out)
 }
@@ -279,7 +279,7 @@ fn complex_power(
     }
     let square = || run(Op::Multiply, (a, x), (a, x));
     let result = match e {
-        0.0 => Arg::Array(expand(&one, &shape)),
+        0.0 => Arg::Array(expand(&one, &shape).expect("memory for a broadcast operand")),
         1.0 => Arg::Array(cmath::convert(compute, x, &shape)),
         2.0 => square(),
         3.0 => {
@@ -323,6 +323,7 @@ fn compare_exactly(op: Op, a: Exact, b: Exact, out: &mut Array) {
     let values = |e: Exact| -> Vec<i128> {
         match e {
             Exact::Array(a) => expand(a, &shape)
+                .expect("memory for a broadcast operand")
                 .bits()
                 .into_iter()
                 .map(|[p, _]| int_value(a.dtype, p))

@@ -407,7 +407,7 @@ pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -
     let c = x.dtype;
     let [x, lo, hi] = [x, lo, hi].map(|a| match a.shape == shape {
         true => std::borrow::Cow::Borrowed(a),
-        false => std::borrow::Cow::Owned(expand(a, shape)),
+        false => std::borrow::Cow::Owned(expand(a, shape).expect("memory for a broadcast operand")),
     });
     let value = |a: &Array, i: usize| complex_at(a, i, c);
     let greater = |p: (f64, f64), q: (f64, f64)| if p.0 == q.0 { p.1 > q.1 } else { p.0 > q.0 };

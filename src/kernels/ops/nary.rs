@@ -239,7 +239,7 @@ pub(super) fn clip_within(
             compute,
             strict,
         )?;
-        return Ok(expand(&fill, x.shape()));
+        return expand(&fill, x.shape());
     }
     accepts(policy, OpId::CLIP, compute)?;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
@@ -510,12 +510,12 @@ pub(super) fn select_within(
     let (x, y) = (value(x)?, value(y)?);
     let full = |a: Array| {
         if a.shape == shape {
-            a
+            Ok(a)
         } else {
             expand(&a, &shape)
         }
     };
-    let (c, x, y) = (full(cond), full(x), full(y));
+    let (c, x, y) = (full(cond)?, full(x)?, full(y)?);
     let Data::U8(c) = &c.data else {
         unreachable!("bool is stored in bytes")
     };

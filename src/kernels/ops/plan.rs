@@ -31,7 +31,7 @@ pub(super) fn prepare<'a>(
         return Ok(Input { array, splat: true });
     }
     if array.shape != shape {
-        let expanded = expand(&array, shape);
+        let expanded = expand(&array, shape)?;
         return Ok(Input {
             array: std::borrow::Cow::Owned(expanded),
             splat: false,

@@ -2,12 +2,12 @@
 //! rounded once, or added in a library's order (`sum_order`, [`super::sum_order`]).
 
 use super::accept::{accepts, accepts_operands, canonical_array};
-use super::astype::astype;
+use super::astype::try_astype;
 use super::complex::complex_at;
 use super::lanes::{int_lane, raw, value_of};
 use super::shape::check_result_size;
 use super::sum_order;
-use super::vocab::{DEFAULT_MAX_ELEMENTS, ErrorKind, OpError, err, promotion};
+use super::vocab::{DEFAULT_MAX_ELEMENTS, ErrorKind, OpError, err, promotion, try_vec};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::FloatFormat;
@@ -146,7 +146,7 @@ pub(super) fn sum_within(
             );
         }
     };
-    let conv = astype(a, acc);
+    let conv = try_astype(a, acc)?;
     let ordered = match policy.semantics.sum_order {
         SumOrder::Exact => None,
         SumOrder::NumPy => sum_order::numpy(&conv, outer, len, inner),
@@ -155,7 +155,7 @@ pub(super) fn sum_within(
     if let Some(bits) = ordered {
         return Ok(Array::from_bits(acc, shape, &bits).expect("shape"));
     }
-    let mut bits = Vec::with_capacity(outer * inner);
+    let mut bits = try_vec(outer * inner)?;
     for o in 0..outer {
         for i in 0..inner {
             let idx = (0..len).map(|k| (o * len + k) * inner + i);

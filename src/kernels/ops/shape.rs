@@ -58,8 +58,7 @@ pub fn broadcast(a: &[usize], b: &[usize], max_elements: usize) -> Result<Vec<us
 }
 
 /// `a` repeated to `shape` (which it broadcasts to), contiguous.
-pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
-    let n: usize = shape.iter().product();
+pub(super) fn expand(a: &Array, shape: &[usize]) -> Result<Array, OpError> {
     let offset = shape.len() - a.shape.len();
     // Strides of `a` in the output's index space (0 on broadcast dimensions).
     let mut strides = vec![0usize; shape.len()];
@@ -68,37 +67,47 @@ pub(super) fn expand(a: &Array, shape: &[usize]) -> Array {
         strides[d + offset] = if a.shape[d] == 1 { 0 } else { s };
         s *= a.shape[d];
     }
-    let mut idx = Vec::with_capacity(n);
-    let mut counter = vec![0usize; shape.len()];
-    for _ in 0..n {
-        idx.push(
-            counter
-                .iter()
-                .zip(&strides)
-                .map(|(c, s)| c * s)
-                .sum::<usize>(),
-        );
-        for d in (0..shape.len()).rev() {
+    let mut out = Array::zeros(a.dtype, shape.to_vec())?;
+    match (&a.data, &mut out.data) {
+        (Data::U8(v), Data::U8(o)) => expand_rows(v, &strides, shape, o),
+        (Data::U16(v), Data::U16(o)) => expand_rows(v, &strides, shape, o),
+        (Data::U32(v), Data::U32(o)) => expand_rows(v, &strides, shape, o),
+        (Data::U64(v), Data::U64(o)) => expand_rows(v, &strides, shape, o),
+        (Data::C32(v), Data::C32(o)) => expand_rows(v, &strides, shape, o),
+        (Data::C64(v), Data::C64(o)) => expand_rows(v, &strides, shape, o),
+        (Data::C128(v), Data::C128(o)) => expand_rows(v, &strides, shape, o),
+        _ => unreachable!("zeros of the same dtype"),
+    }
+    Ok(out)
+}
+
+/// Fills `out` (row-major, of `shape`) from `src` read at `strides`, a row at a time: the last
+/// dimension is either copied (stride 1) or one element repeated (stride 0). No index is
+/// stored, so the only memory an expansion takes is its result.
+fn expand_rows<T: Copy>(src: &[T], strides: &[usize], shape: &[usize], out: &mut [T]) {
+    let Some((&row, outer)) = shape.split_last() else {
+        out[0] = src[0];
+        return;
+    };
+    if row == 0 || out.is_empty() {
+        return;
+    }
+    let step = strides[shape.len() - 1];
+    let mut counter = vec![0usize; outer.len()];
+    for chunk in out.chunks_exact_mut(row) {
+        let base: usize = counter.iter().zip(strides).map(|(c, s)| c * s).sum();
+        if step == 0 {
+            chunk.fill(src[base]);
+        } else {
+            chunk.copy_from_slice(&src[base..base + row]);
+        }
+        for d in (0..outer.len()).rev() {
             counter[d] += 1;
-            if counter[d] < shape[d] {
+            if counter[d] < outer[d] {
                 break;
             }
             counter[d] = 0;
         }
-    }
-    let data = match &a.data {
-        Data::U8(v) => Data::U8(idx.iter().map(|&i| v[i]).collect()),
-        Data::U16(v) => Data::U16(idx.iter().map(|&i| v[i]).collect()),
-        Data::U32(v) => Data::U32(idx.iter().map(|&i| v[i]).collect()),
-        Data::U64(v) => Data::U64(idx.iter().map(|&i| v[i]).collect()),
-        Data::C32(v) => Data::C32(idx.iter().map(|&i| v[i]).collect()),
-        Data::C64(v) => Data::C64(idx.iter().map(|&i| v[i]).collect()),
-        Data::C128(v) => Data::C128(idx.iter().map(|&i| v[i]).collect()),
-    };
-    Array {
-        dtype: a.dtype,
-        shape: shape.to_vec(),
-        data,
     }
 }
 

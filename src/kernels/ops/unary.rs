@@ -30,7 +30,7 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
         UnaryOp::Absolute => d.part(),
         UnaryOp::Negative => d,
     };
-    let mut out = Array::zeroed(out_dtype, a.shape.clone());
+    let mut out = Array::zeros(out_dtype, a.shape.clone())?;
     match d {
         DType::Bool => out.data.assign(a.data.clone()),
         DType::Int { bits, signed } => {

@@ -213,6 +213,9 @@ pub enum ErrorKind {
     Input,
     /// Integer division by zero, in a policy whose library raises for it (PyTorch).
     ZeroDivision,
+    /// The result (or a step towards it) needs more memory than the process could allocate
+    /// (NumPy's `MemoryError`); nothing was computed.
+    Memory,
     /// A bug in typejoin (a kernel panicked); the runner answers it and goes on.
     Internal,
 }
@@ -225,6 +228,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Input => "input",
             ErrorKind::ZeroDivision => "zero-division",
+            ErrorKind::Memory => "memory",
             ErrorKind::Internal => "internal",
         }
     }
@@ -234,6 +238,33 @@ impl ErrorKind {
 pub struct OpError {
     pub kind: ErrorKind,
     pub message: String,
+}
+
+impl From<crate::kernels::array::ArrayError> for OpError {
+    fn from(e: crate::kernels::array::ArrayError) -> OpError {
+        use crate::kernels::array::ArrayError;
+        OpError {
+            kind: match e {
+                ArrayError::OutOfMemory { .. } => ErrorKind::Memory,
+                _ => ErrorKind::Input,
+            },
+            message: e.to_string(),
+        }
+    }
+}
+
+/// `n` units reserved for a vector the kernel fills, or a `memory` error when the allocator
+/// refuses them (never an abort).
+pub(super) fn try_vec<T>(n: usize) -> Result<Vec<T>, OpError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| OpError {
+        kind: ErrorKind::Memory,
+        message: format!(
+            "the result needs {} bytes, more than this process could allocate",
+            n as u128 * std::mem::size_of::<T>() as u128
+        ),
+    })?;
+    Ok(v)
 }
 
 pub(super) fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, OpError> {

@@ -373,7 +373,9 @@ fn minuend_imaginary(a: &Array, compute: DType, flush: bool, out: &mut Array) {
     let a = in_compute(a, compute, flush);
     let a = match a.len() == 1 || a.shape == out.shape {
         true => a,
-        false => std::borrow::Cow::Owned(expand(&a, &out.shape)),
+        false => {
+            std::borrow::Cow::Owned(expand(&a, &out.shape).expect("memory for a broadcast operand"))
+        }
     };
     let step = Step {
         dtype: compute.part(),
