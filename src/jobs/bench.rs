@@ -286,7 +286,10 @@ fn memory_budget() -> Option<u64> {
             })
             .unwrap_or(0)
             * 1024;
-        (ok && r.rlim_cur != libc::RLIM_INFINITY).then(|| (r.rlim_cur as u64).saturating_sub(used))
+        // `rlim_t` is `u64` on Linux, narrower elsewhere.
+        #[allow(clippy::unnecessary_cast)]
+        let cur = r.rlim_cur as u64;
+        (ok && r.rlim_cur != libc::RLIM_INFINITY).then(|| cur.saturating_sub(used))
     };
     #[cfg(not(unix))]
     let limit = None;

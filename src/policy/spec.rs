@@ -979,6 +979,19 @@ impl<'a> Validator<'a> {
                 }
             }
         }
+        // Checking hand-declared nodes against the rule compares every multiset of up to four
+        // of them: the same cost, and the same cap, as deriving them.
+        if has_nodes && dtypes.len() > MAX_DERIVED_NODES {
+            self.error(
+                raw_c.span(),
+                format!(
+                    "the categories' rule would be checked on {} nodes, more than the {MAX_DERIVED_NODES} typejoin checks (every multiset of up to four nodes: the fourth power of the node count)",
+                    dtypes.len()
+                ),
+                Some("declare fewer nodes, or drop `[categories]`: the nodes and edges declared by hand stand on their own".into()),
+            );
+            return None;
+        }
         if !has_nodes {
             let plain = dtypes
                 .iter()
