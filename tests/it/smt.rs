@@ -384,6 +384,64 @@ fn z3_engine_report_matches_exhaustive_verdicts() {
     assert_eq!((assoc.count, assoc.exact), (4, false));
 }
 
+/// `sat` is a violation, model or not (issue 43, item 8): a check z3 answered `sat` without a
+/// model (no witness) makes its law violated by "at least 1", never unknown; witnesses found
+/// before a timeout keep the law violated with an inexact count.
+#[test]
+fn sat_without_a_model_is_a_violation_with_a_lower_bound() {
+    let input = load("observed/seed_numpy.json");
+    let checks = smt::checks(&input);
+    let assoc: Vec<Check> = checks
+        .iter()
+        .copied()
+        .filter(|c| c.law() == Law::Associativity)
+        .collect();
+    let mut verdicts: Vec<(Check, Verdict)> = checks.iter().map(|&c| (c, Verdict::Holds)).collect();
+    for (c, v) in &mut verdicts {
+        if *c == assoc[0] {
+            *v = Verdict::Violated {
+                witnesses: Vec::new(),
+                complete: false,
+            };
+        }
+    }
+    let z3 = solve::report(&input, &verdicts, 3);
+    let law = z3.law(Law::Associativity).unwrap();
+    assert_eq!(
+        (law.status, law.count, law.exact, law.witnesses.len()),
+        (Status::Violated, 1, false, 0)
+    );
+    assert_eq!(
+        law.note,
+        "z3 answered sat without a (complete) model: violated, its witnesses unknown"
+    );
+    // A witness beside a check z3 could not decide: violated, the count a lower bound.
+    let real = solve::verify(
+        &input,
+        Z3Options {
+            timeout_ms: 60_000,
+            limit: 4,
+        },
+    );
+    let mut mixed: Vec<(Check, Verdict)> = real
+        .into_iter()
+        .filter(|(c, _)| c.law() == Law::Idempotence)
+        .collect();
+    let alone = solve::report(&input, &mixed, 3);
+    let law = alone.law(Law::Idempotence).unwrap();
+    assert_eq!(
+        (law.status, law.count, law.exact),
+        (Status::Violated, 3, true)
+    );
+    mixed.push((mixed[0].0, Verdict::Unknown("timeout".into())));
+    let z3 = solve::report(&input, &mixed, 3);
+    let law = z3.law(Law::Idempotence).unwrap();
+    assert_eq!(
+        (law.status, law.count, law.exact),
+        (Status::Violated, 3, false)
+    );
+}
+
 /// A query's models depend on its script alone: solving other checks first on the same thread
 /// (as `verify`'s workers do) must not change the witnesses a limited enumeration returns, or
 /// `check --engine z3` prints different witnesses from run to run.
