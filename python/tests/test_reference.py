@@ -1,6 +1,7 @@
 """The reference kernels on NumPy arrays answer every committed case as `typejoin run` does."""
 
 import json
+import sys
 import pathlib
 
 import numpy as np
@@ -273,3 +274,27 @@ def test_a_racing_write_of_an_invalid_pattern_never_panics(dtype):
     finally:
         stop.set()
         t.join()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is Linux's")
+def test_a_kernel_past_the_address_space_raises_memory_error():
+    """`reference.sum` over 2**31 bools in a 4 GiB address space (issue 43, item 4): it used
+    to abort the interpreter on a 16 GiB allocation; now the step that cannot be allocated
+    raises MemoryError, as NumPy does, and the process goes on."""
+    import subprocess
+
+    code = (
+        "import resource, numpy as np, typejoin.reference as ref\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "a = np.zeros(1 << 31, dtype=bool)\n"
+        "try:\n"
+        "    ref.sum(a, policy='numpy')\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError', e)\n"
+        "print('alive')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("MemoryError "), r.stdout
+    assert lines[-1] == "alive"
