@@ -367,3 +367,20 @@ def test_synth_rederives_a_study_and_names_numpys_conflict():
     c = typejoin.synth(ROOT / "requirements" / "numpy-triple.toml")
     assert not c["found"]
     assert [x["line"] for x in c["conflict"]] == [10, 11, 12, 13]
+
+
+def test_like_returns_the_librarys_dtype_objects():
+    """``like=`` (issue 42, item 3): the library's own dtype object, named by the library, its
+    module or one of its objects; ml_dtypes' types for NumPy; a clear error otherwise."""
+    import ml_dtypes
+
+    numpy = typejoin.policy("numpy")
+    assert numpy.result_type("int8", "uint8", like=np) == np.dtype("int16")
+    assert numpy.result_type(np.int8, 3.0, like="numpy") == np.dtype("float64")
+    assert numpy.join("bfloat16", "bfloat16", like=np.zeros(1)) == np.dtype(ml_dtypes.bfloat16)
+    assert numpy.join_or_none("float8_e4m3fn", "float8_e5m2", like=np) is None
+    assert type(numpy.join("int8", "int16", like=np.dtype("int8"))) is type(np.dtype("int16"))
+    with pytest.raises(ValueError, match="like=.*name a library"):
+        numpy.result_type("int8", like="pandas")
+    # The names alone, without like=.
+    assert numpy.result_type("int8", "uint8") == "int16"

@@ -207,6 +207,59 @@ def _is_weak(x: Any) -> bool:
         c.__name__ == "WeakTensor" for c in type(x).__mro__)
 
 
+_LIBRARIES = ("numpy", "jax", "torch", "tensorflow")
+
+
+def _library_of(like: Any) -> str:
+    """The library ``like`` names: its name, its module, or one of its objects (an array, a
+    dtype: the library its type comes from; ``jaxlib`` is JAX's)."""
+    if isinstance(like, str):
+        name = like
+    else:
+        module = like.__name__ if isinstance(like, type(sys)) else type(like).__module__
+        name = module.split(".")[0]
+        name = {"jaxlib": "jax", "ml_dtypes": "numpy"}.get(name, name)
+    if name not in _LIBRARIES:
+        raise ValueError(
+            f"like={like!r}: name a library ({', '.join(_LIBRARIES)}), its module or one of "
+            "its arrays"
+        )
+    return name
+
+
+def library_dtype(name: str, like: Any) -> Any:
+    """The dtype object library ``like`` (a name, a module or one of its objects) has for the
+    canonical dtype ``name``: ``np.dtype`` (ml_dtypes' types included), JAX's, a
+    ``torch.dtype`` or a ``tf.DType``. Raises ``TypeError`` when the library has none."""
+    lib = _library_of(like)
+    try:
+        if lib in ("numpy", "jax"):
+            import numpy as np
+
+            if lib == "jax":
+                import jax.numpy as jnp
+
+                return jnp.dtype(name)
+            try:
+                return np.dtype(name)
+            except TypeError:
+                import ml_dtypes
+
+                return np.dtype(getattr(ml_dtypes, name))
+        if lib == "torch":
+            import torch
+
+            d = getattr(torch, name)
+            if not isinstance(d, torch.dtype):
+                raise AttributeError(name)
+            return d
+        import tensorflow as tf
+
+        return tf.as_dtype(name)
+    except (AttributeError, TypeError, ValueError) as e:
+        raise TypeError(f"{lib} has no dtype `{name}`") from e
+
+
 def operand_name(x: Any, ruleset: Optional["_Ruleset"] = None) -> str:
     """The typejoin operand name of ``x``, read as its library reads it: a name is kept; a
     Python ``bool``/``int``/``float``/``complex``, value or type, is the weak
@@ -322,28 +375,40 @@ class _Ruleset:
         doc, text = self._native.check(witnesses)
         return Report(json.loads(doc), text)
 
-    def join(self, a: Any, b: Any) -> str:
+    def join(self, a: Any, b: Any, *, like: Any = None) -> Any:
         """The dtype ``a`` and ``b`` promote to (as the library returns it); raises
         :class:`PromotionError` when they do not promote (:meth:`join_or_none` returns
-        ``None`` instead)."""
-        return self.result_type(a, b)
+        ``None`` instead). ``like=`` as in :meth:`result_type`."""
+        return self.result_type(a, b, like=like)
 
-    def join_or_none(self, a: Any, b: Any) -> Optional[str]:
+    def join_or_none(self, a: Any, b: Any, *, like: Any = None) -> Any:
         """As :meth:`join`, but ``None`` where the operands do not promote."""
-        return self.result_type(a, b, _raise=False)
+        return self.result_type(a, b, like=like, _raise=False)
 
-    def result_type(self, *operands: Any, _raise: bool = True) -> Optional[str]:
+    def result_type(self, *operands: Any, like: Any = None, _raise: bool = True) -> Any:
         """The dtype the operands promote to, as the library returns it (a weak result is
         materialised: JAX's ``f*`` is ``float64`` under x64). Operands may be dtype names,
         NumPy/ml_dtypes dtypes, arrays (a 0-d array is a zero-dim operand where the policy
         has that category), or Python scalars (weak). Raises :class:`PromotionError` (a
         ``TypeError``; for NumPy and JAX policies also the library's own error) when there is
-        no result (the library raises)."""
+        no result (the library raises).
+
+        The result is the dtype's name; with ``like=`` it is that library's dtype object:
+        ``like="numpy"`` (or ``numpy``, or any NumPy array or dtype) gives ``np.dtype``
+        (ml_dtypes' for bfloat16 and the float8s), ``"jax"`` JAX's (``jnp.dtype``),
+        ``"torch"`` a ``torch.dtype``, ``"tensorflow"`` a ``tf.DType``.
+
+        >>> import numpy as np, typejoin
+        >>> typejoin.policy("numpy").result_type("int8", "uint8", like=np)
+        dtype('int16')
+        """
         names, values = self._operands(operands)
         node, dtype, error = self._native.result_type(names, values)
         if dtype is None and _raise:
             raise _promotion_error(self._native.name)(f"{' ∨ '.join(names)}: {error}")
-        return dtype
+        if dtype is None or like is None:
+            return dtype
+        return library_dtype(dtype, like)
 
     def result_node(self, *operands: Any) -> Optional[str]:
         """The node of the result (``f*``, ``int8@0d``), not materialised."""
