@@ -91,8 +91,11 @@ def test_out_and_scalars():
     out = np.empty(3, np.int8)
     r = ref.add(x, 300, policy="torch", out=out)
     assert r is out and out.tolist() == [45, 46, -85]
-    with pytest.raises(ValueError, match="out="):
-        ref.add(x, 1, policy="torch", out=np.empty(3, np.int16))
+    # An out= of another dtype is written through the library's cast (issue 42, item 6).
+    wide = np.empty(3, np.int16)
+    assert ref.add(x, 1, policy="torch", out=wide) is wide and wide.tolist() == [2, 3, -128]
+    with pytest.raises(ValueError, match="out= has shape"):
+        ref.add(x, 1, policy="torch", out=np.empty(4, np.int16))
     # JAX converts a Python int that fits int64 to the computation dtype (300 wraps to 44).
     assert ref.add(x, 300, policy="jax").tolist() == [45, 46, -85]
     with pytest.raises(typejoin.KernelError) as e:
@@ -298,3 +301,31 @@ def test_a_kernel_past_the_address_space_raises_memory_error():
     lines = r.stdout.splitlines()
     assert lines[0].startswith("MemoryError "), r.stdout
     assert lines[-1] == "alive"
+
+
+def test_out_of_another_dtype_casts_by_the_librarys_rule():
+    """``out=`` of another dtype (issue 42, item 6): the result computed in its own dtype,
+    then cast into ``out`` as NumPy's ufuncs cast (``same_kind``; measured: np.add(int8 [127],
+    int8 [1], out=float64) is -128.0) or PyTorch's ``canCast`` allows; a cast the rule refuses
+    raises TypeError, as NumPy does."""
+    a, b = np.array([127], np.int8), np.array([1], np.int8)
+    o = np.empty(1, np.float64)
+    assert ref.add(a, b, out=o) is o and o.tolist() == [-128.0]
+    expected = np.empty(1, np.float64)
+    np.add(a, b, out=expected)
+    assert o.tobytes() == expected.tobytes()
+    f32 = np.empty(1, np.float32)
+    ref.multiply(np.array([1e20]), np.array([1e20]), out=f32)
+    assert f32.tolist() == [float("inf")]
+    with pytest.raises(TypeError, match="Cannot cast add's output from float64 to int64"):
+        ref.add(np.array([1.5]), 1, out=np.empty(1, np.int64))
+    with np.errstate(all="ignore"), pytest.raises(TypeError):
+        np.add(np.array([1.5]), 1, out=np.empty(1, np.int64))
+    # PyTorch's canCast: an int result into bool is refused, into float allowed.
+    with pytest.raises(TypeError, match="canCast"):
+        ref.add(a, b, policy="torch", out=np.empty(1, bool))
+    o = np.empty(1, np.float32)
+    assert ref.add(a, b, policy="torch", out=o).tolist() == [-128.0]
+    # The unary ops too.
+    o = np.empty(2, np.float64)
+    assert ref.negative(np.array([1, -2], np.int8), out=o).tolist() == [-1.0, 2.0]

@@ -18,7 +18,8 @@ the values those of the library the policy describes. ``policy=`` also takes a s
 :class:`typejoin.Policy` or :class:`typejoin.Table` (``typejoin.policy("jax")``): the kernels
 run the generated policies, so a policy read from another file or measured live is refused
 with what to do. ``out=`` takes a C-contiguous
-array of the result's dtype and shape. The GIL is released while a kernel computes. A kernel
+array of the result's shape, of its dtype or one the library casts it to (NumPy's
+``same_kind``, PyTorch's ``canCast``): the result is computed, then converted into it. The GIL is released while a kernel computes. A kernel
 that refuses its operands raises :class:`typejoin.KernelError` with ``.kind`` (promotion,
 overflow, unsupported, zero-division, input).
 """
@@ -30,6 +31,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _is_weak, _native
+from ._native import KernelError
 
 __all__ = ["call", "dtype_of"]
 
@@ -128,7 +130,43 @@ def _native_call(op: str, args: tuple, policy: Any, out: Optional[np.ndarray] = 
                  dtype: Optional[str] = None, axis: Optional[int] = None) -> np.ndarray:
     if type(policy) is not str:
         policy = _policy_name(policy)
-    return _native.call(op, args, policy, out, dtype, axis)
+    try:
+        return _native.call(op, args, policy, out, dtype, axis)
+    except KernelError as e:
+        if out is None or not str(e).startswith("out= is "):
+            raise
+    return _cast_into(op, args, policy, out, dtype, axis)
+
+
+# PyTorch's `canCast` (c10/core/ScalarType.h): no complex to a real dtype, no float to an
+# integer (or bool), no non-bool to bool; everything else casts.
+_TORCH_POLICIES = ("torch", "torch-float64")
+
+
+def _can_cast(policy: str, src: np.dtype, dst: np.dtype) -> bool:
+    """Whether the library of ``policy`` writes a result of ``src`` into an ``out=`` of
+    ``dst``: PyTorch's ``canCast`` for the torch policies, NumPy's ``same_kind`` otherwise
+    (the ufuncs' default ``casting=``; JAX and TensorFlow have no ``out=``)."""
+    if policy in _TORCH_POLICIES:
+        kind = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
+        s, d = kind.get(src.kind, 2), kind.get(dst.kind, 2)
+        return not ((s == 3 and d < 3) or (s == 2 and d < 2) or (s > 0 and d == 0))
+    return bool(np.can_cast(src, dst, casting="same_kind"))
+
+
+def _cast_into(op: str, args: tuple, policy: str, out: np.ndarray, dtype: Optional[str],
+               axis: Optional[int]) -> np.ndarray:
+    """``op`` computed in its own result dtype, then cast into ``out`` by the library's rule
+    (typejoin's bit-exact conversion), as ``np.add(a, b, out=o)`` does for an ``o`` of another
+    dtype; a cast the rule refuses raises ``TypeError``, as NumPy's ufuncs do."""
+    r = _native.call(op, args, policy, None, dtype, axis)
+    if r.shape != out.shape:
+        raise ValueError(f"out= has shape {out.shape}, the result {r.shape}")
+    if not _can_cast(policy, r.dtype, out.dtype):
+        rule = "canCast" if policy in _TORCH_POLICIES else "'same_kind'"
+        raise TypeError(f"Cannot cast {op}'s output from {r.dtype} to {out.dtype} with casting "
+                        f"rule {rule}")
+    return _native.call("astype", (r,), policy, out, out.dtype.name, None)
 
 
 def call(op: str, *args: Any, policy: Any = "numpy", out: Optional[np.ndarray] = None,
@@ -150,7 +188,9 @@ def _binary(op: str):
     def f(x: Any, y: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
         if type(policy) is not str:
             policy = _policy_name(policy)
-        return native(op, (x, y), policy, out)
+        if out is None:
+            return native(op, (x, y), policy, out)
+        return _native_call(op, (x, y), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x, y)`` under ``policy`` (the runner's op ``{op}``)."
@@ -163,7 +203,9 @@ def _unary(op: str):
     def f(x: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
         if type(policy) is not str:
             policy = _policy_name(policy)
-        return native(op, (x,), policy, out)
+        if out is None:
+            return native(op, (x,), policy, out)
+        return _native_call(op, (x,), policy, out)
 
     f.__name__ = f.__qualname__ = op
     f.__doc__ = f"``{op}(x)`` under ``policy``."
