@@ -207,6 +207,28 @@ def _is_weak(x: Any) -> bool:
         c.__name__ == "WeakTensor" for c in type(x).__mro__)
 
 
+# Whether operands of a type may key result_type's memo: hashable, equal only to operands of
+# the same meaning, and their result a function of them: names, types, NumPy and torch
+# dtypes. Not values: `True == 1 == 1.0` and `np.int8(1) == np.uint8(1)` would share a key;
+# never an array (unhashable, or hashed by identity while its shape can change).
+_CACHEABLE: Dict[type, bool] = {str: True, type: True, bool: False, int: False, float: False,
+                                complex: False}
+_MEMO_SIZE = 4096
+
+
+def _cacheable(t: type) -> bool:
+    known = _CACHEABLE.get(t)
+    if known is None:
+        module = t.__module__.split(".")[0]
+        np = sys.modules.get("numpy")
+        known = bool(
+            (np is not None and issubclass(t, np.dtype))
+            or (module == "torch" and t.__name__ == "dtype")
+        )
+        _CACHEABLE[t] = known
+    return known
+
+
 _LIBRARIES = ("numpy", "jax", "torch", "tensorflow")
 
 
@@ -348,6 +370,8 @@ class _Ruleset:
         self.path = path
         self._shipped: Optional[str] = None
         self._node_set = frozenset(native.nodes)
+        # result_type's answers for dtype-like operands, by the operands (`_cacheable`).
+        self._memo: Dict[tuple, str] = {}
         try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
             native.result_type(["b*"])
             self._python_bool = "b*"
@@ -379,6 +403,12 @@ class _Ruleset:
         """The dtype ``a`` and ``b`` promote to (as the library returns it); raises
         :class:`PromotionError` when they do not promote (:meth:`join_or_none` returns
         ``None`` instead). ``like=`` as in :meth:`result_type`."""
+        # The answers for dtype-like operands (names, dtypes, scalar types and values) are
+        # kept: a second call with the same ones is one dictionary lookup.
+        if like is None and _CACHEABLE.get(type(a)) and _CACHEABLE.get(type(b)):
+            r = self._memo.get((a, b))
+            if r is not None:
+                return r
         return self.result_type(a, b, like=like)
 
     def join_or_none(self, a: Any, b: Any, *, like: Any = None) -> Any:
@@ -402,8 +432,23 @@ class _Ruleset:
         >>> typejoin.policy("numpy").result_type("int8", "uint8", like=np)
         dtype('int16')
         """
+        memo = self._memo
+        known = _CACHEABLE
+        for o in operands:
+            if not known.get(type(o)):
+                break
+        else:
+            dtype = memo.get(operands)
+            if dtype is not None:
+                return dtype if like is None else library_dtype(dtype, like)
+        key = operands
+        cacheable = all([_cacheable(type(o)) for o in operands])
         names, values = self._operands(operands)
         node, dtype, error = self._native.result_type(names, values)
+        if cacheable and dtype is not None:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            memo[key] = dtype
         if dtype is None and _raise:
             raise _promotion_error(self._native.name)(f"{' ∨ '.join(names)}: {error}")
         if dtype is None or like is None:

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Per-call speed of the Python package's promotion API against the functions it mirrors, in
+one run (a benchmark, not a test): `Table.result_type` against `np.result_type` (and
+`jnp.result_type`, `torch.result_type` when installed), `join` against `np.promote_types`
+(and `jnp.promote_types`, `torch.promote_types`), on dtype arguments, each side in turn, best
+of --runs rounds of --number calls. Ratios above 1 mean typejoin is faster.
+Usage: python3 benches/compare_promotion_calls.py [--runs K] [--number N]
+"""
+import argparse
+import importlib.util
+import timeit
+
+import numpy as np
+
+import typejoin
+
+
+def per_call(f, number, runs):
+    """The best time of one call of `f` over `runs` rounds of `number` calls, in ns."""
+    return min(timeit.repeat(f, number=number, repeat=runs)) / number * 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--number", type=int, default=20000)
+    a = ap.parse_args()
+    pairs = [(np.dtype("int8"), np.dtype("uint8")), (np.dtype("int16"), np.dtype("float16")),
+             (np.dtype("uint64"), np.dtype("int64"))]
+    numpy = typejoin.policy("numpy")
+    rows = []
+    for x, y in pairs:
+        rows.append(("numpy", f"result_type({x}, {y})", lambda: numpy.result_type(x, y),
+                     lambda: np.result_type(x, y)))
+        rows.append(("numpy", f"join({x}, {y})", lambda: numpy.join(x, y),
+                     lambda: np.promote_types(x, y)))
+    if importlib.util.find_spec("jax"):
+        import jax.numpy as jnp
+
+        jax = typejoin.policy("jax")
+        x, y = jnp.dtype("int8"), jnp.dtype("uint8")
+        rows.append(("jax", "result_type(int8, uint8)", lambda: jax.result_type(x, y),
+                     lambda: jnp.result_type(x, y)))
+        rows.append(("jax", "join(int8, uint8)", lambda: jax.join(x, y),
+                     lambda: jnp.promote_types(x, y)))
+    if importlib.util.find_spec("torch"):
+        import torch
+
+        t = typejoin.policy("torch")
+        x, y = torch.int8, torch.uint8
+        rows.append(("torch", "join(int8, uint8)", lambda: t.join(x, y),
+                     lambda: torch.promote_types(x, y)))
+    print("| policy | call | typejoin (ns) | library (ns) | ratio |")
+    print("|---|---|---|---|---|")
+    for policy, call, ours, theirs in rows:
+        ours(), theirs()  # warm: typejoin keeps its answers for dtype operands
+        o = per_call(ours, a.number, a.runs)
+        t = per_call(theirs, a.number, a.runs)
+        print(f"| {policy} | `{call}` | {o:.0f} | {t:.0f} | {t / o:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
