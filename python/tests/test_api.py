@@ -384,3 +384,19 @@ def test_like_returns_the_librarys_dtype_objects():
         numpy.result_type("int8", like="pandas")
     # The names alone, without like=.
     assert numpy.result_type("int8", "uint8") == "int16"
+
+
+def test_kept_answers_never_mix_operands_that_compare_equal():
+    """The answers kept for dtype-like operands (issue 42, item 2) are keyed so that operands
+    which compare equal but promote differently never share one: Python scalars and NumPy
+    scalars are computed every time (`True == 1 == 1.0`, `np.int8(1) == np.uint8(1)`)."""
+    jax = typejoin.policy("jax")
+    d8 = np.dtype("int8")
+    for _ in range(2):  # the second round reads what the first kept
+        assert jax.result_type(d8, "uint8") == "int16"
+        assert jax.join(d8, "uint8") == "int16"
+        assert jax.result_type(d8, True) == "int8"
+        assert jax.result_type(d8, 1) == "int8"
+        assert jax.result_type(d8, 1.0) == "float64"
+        assert jax.result_type(np.int8(1), np.uint8(1)) == "int16"
+        assert jax.result_type(np.uint8(1), np.uint8(1)) == "uint8"
