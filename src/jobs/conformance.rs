@@ -60,6 +60,8 @@ enum Bits {
     Patterns { pairs: bool, bits: Vec<[u64; 2]> },
     /// A list with an element of neither form, or of both.
     Mixed,
+    /// More patterns than the process could allocate (read to the end and dropped).
+    OutOfMemory(usize),
     /// Not a list.
     NotList,
 }
@@ -132,7 +134,20 @@ impl<'de> serde::Deserialize<'de> for Bits {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Bits, A::Error> {
                 let (mut bits, mut pairs, mut mixed) = (Vec::new(), None, false);
+                let mut refused = None;
                 while let Some(e) = s.next_element::<Element>()? {
+                    if let Some(n) = &mut refused {
+                        *n += 1;
+                        continue;
+                    }
+                    // Grown fallibly: a list the allocator refuses is an answer, not an abort.
+                    if bits.len() == bits.capacity()
+                        && bits.try_reserve(bits.len().max(64)).is_err()
+                    {
+                        refused = Some(bits.len() + 1);
+                        bits = Vec::new();
+                        continue;
+                    }
                     let (b, pair) = match e {
                         Element::One(v) => ([v, 0], false),
                         Element::Pair(p) => (p, true),
@@ -145,6 +160,9 @@ impl<'de> serde::Deserialize<'de> for Bits {
                     if !mixed {
                         bits.push(b);
                     }
+                }
+                if let Some(n) = refused {
+                    return Ok(Bits::OutOfMemory(n));
                 }
                 Ok(match mixed {
                     true => Bits::Mixed,
@@ -289,6 +307,14 @@ fn parse_arg((v, bits): &(Json, Option<Bits>), k: usize) -> Result<Arg, OpError>
             return Err(input_error(format!(
                 "{what}: an array needs `bits` (a list)"
             )));
+        }
+        Some(Bits::OutOfMemory(n)) => {
+            return Err(OpError {
+                kind: ErrorKind::Memory,
+                message: format!(
+                    "{what}: its {n} bit patterns need more memory than this process could allocate"
+                ),
+            });
         }
         Some(Bits::Patterns { pairs, bits }) if bits.is_empty() || *pairs == dtype.is_complex() => {
             bits

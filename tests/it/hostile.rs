@@ -387,6 +387,62 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
     assert_eq!(answers[7]["bits"], serde_json::json!([4, 5]));
 }
 
+/// A line whose `bits` the allocator refuses (30 million patterns, 480 MB, in a 512 MiB
+/// address space) is a `memory` answer, and the next line runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn bits_past_the_address_space_are_a_memory_answer() {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let n = 30_000_000;
+    let big = format!(
+        r#"{{"id":1,"op":"negative","args":[{{"dtype":"int8","shape":[{n}],"bits":[{}]}}]}}"#,
+        vec!["0"; n].join(",")
+    );
+    let small = r#"{"id":2,"op":"add","args":[{"dtype":"int8","shape":[2],"bits":[1,2]},{"scalar":"int","value":3}]}"#;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_typejoin"));
+    child
+        .args(["run", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+    unsafe {
+        child.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 512 << 20,
+                rlim_max: 512 << 20,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = child.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = format!("{big}\n{small}\n");
+    let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    not_a_crash(&o, "bits past the address space");
+    let out = String::from_utf8(o.stdout).unwrap();
+    let answers: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert_eq!(answers[0]["kind"], "memory", "{out}");
+    assert!(
+        answers[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("argument 0: its "),
+        "{out}"
+    );
+    assert_eq!(answers[1]["bits"], serde_json::json!([4, 5]));
+}
+
 /// `bench`'s sizes are checked before anything is allocated: an -n past memory (or past
 /// `usize`) and a --runs past the limit exit 2 with the flag to change (issue 43, item 2).
 #[test]
