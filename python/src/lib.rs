@@ -9,6 +9,27 @@ use typejoin::{Input, LoadError, render::ReportOptions};
 
 mod kernels;
 
+/// The `typejoin` command line, the binary's own code (src/cli), compiled in.
+#[allow(dead_code)]
+#[path = "../../src/cli/mod.rs"]
+mod cli;
+
+/// Runs the `typejoin` command line on `argv` (its first element the program's name), as the
+/// binary does: its output on this process's stdout and stderr, its exit code returned
+/// (`python -m typejoin`, the wheel's `typejoin` script). The GIL is released meanwhile.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    use clap::Parser;
+    match cli::Cli::try_parse_from(argv) {
+        Ok(parsed) => py.detach(|| cli::run_code(parsed)),
+        Err(e) => {
+            // Help and --version go to stdout with 0, usage errors to stderr with 2.
+            let _ = e.print();
+            e.exit_code() as u8
+        }
+    }
+}
+
 pyo3::create_exception!(
     typejoin,
     PolicyError,
@@ -360,6 +381,7 @@ fn kernel_ops() -> Vec<(&'static str, &'static str)> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Loaded>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(shipped, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;

@@ -613,6 +613,11 @@ fn resolve_links(path: &Path) -> Result<PathBuf, String> {
 
 /// Runs one parsed command line: the exit code, with any input error rendered on stderr.
 pub fn run(cli: Cli) -> ExitCode {
+    ExitCode::from(run_code(cli))
+}
+
+/// [`run`]'s exit code as a number: what the Python package's `typejoin` command exits with.
+pub fn run_code(cli: Cli) -> u8 {
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -788,10 +793,10 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
     };
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
             eprint!("{}", e.render_with(errors));
-            ExitCode::from(2)
+            2
         }
     }
 }
