@@ -273,6 +273,39 @@ fn a_failed_write_keeps_the_old_file_and_leaves_no_temp_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The binary run with `args` and `stdin` in an address space of `bytes` (`setrlimit
+/// RLIMIT_AS`, what `ulimit -v` sets), its input written from another thread.
+#[cfg(target_os = "linux")]
+fn run_in_address_space(bytes: u64, args: &[&str], stdin: String) -> Output {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_typejoin"));
+    child
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+    unsafe {
+        child.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = child.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || input.write_all(stdin.as_bytes()));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    o
+}
+
 /// `typejoin run` in a 4 GiB address space (`ulimit -v 4194304`, as a CI container imposes):
 /// results too large for it are `memory` errors, answers too long for `--max-output-bytes`
 /// are `input` errors, a 66 MB complex64 line within the line limit is read without a JSON
@@ -280,8 +313,6 @@ fn a_failed_write_keeps_the_old_file_and_leaves_no_temp_file() {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_runner_answers_every_line_in_a_4_gib_address_space() {
-    use std::io::Write;
-    use std::os::unix::process::CommandExt;
     let column = |dtype: &str, zero: &str, rows: bool| {
         let bits = vec![zero; 16384].join(",");
         let shape = if rows { "[16384,1]" } else { "[1,16384]" };
@@ -320,31 +351,12 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
         complex_line,
         small(8),
     ];
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_typejoin"));
-    child
-        .args(["run", "--max-output-bytes", "1000000", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
-    unsafe {
-        child.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 4 << 30,
-                rlim_max: 4 << 30,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = child.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
     let text = lines.join("\n") + "\n";
-    let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
-    let o = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let o = run_in_address_space(
+        4 << 30,
+        &["run", "--max-output-bytes", "1000000", "-"],
+        text,
+    );
     not_a_crash(&o, "the runner under a 4 GiB address space");
     let out = String::from_utf8(o.stdout).unwrap();
     let answers: Vec<serde_json::Value> = out
@@ -392,39 +404,14 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
 #[cfg(target_os = "linux")]
 #[test]
 fn bits_past_the_address_space_are_a_memory_answer() {
-    use std::io::Write;
-    use std::os::unix::process::CommandExt;
     let n = 30_000_000;
     let big = format!(
         r#"{{"id":1,"op":"negative","args":[{{"dtype":"int8","shape":[{n}],"bits":[{}]}}]}}"#,
         vec!["0"; n].join(",")
     );
     let small = r#"{"id":2,"op":"add","args":[{"dtype":"int8","shape":[2],"bits":[1,2]},{"scalar":"int","value":3}]}"#;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_typejoin"));
-    child
-        .args(["run", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
-    unsafe {
-        child.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: 512 << 20,
-                rlim_max: 512 << 20,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = child.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
     let text = format!("{big}\n{small}\n");
-    let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
-    let o = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let o = run_in_address_space(512 << 20, &["run", "-"], text);
     not_a_crash(&o, "bits past the address space");
     let out = String::from_utf8(o.stdout).unwrap();
     let answers: Vec<serde_json::Value> = out
