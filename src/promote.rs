@@ -165,21 +165,16 @@ impl Generated {
 
     /// The policy's node of an operand (an array's after `[canonical]`).
     fn index(&self, o: Operand) -> Result<usize, PromotionError> {
-        let (node, name) = match o {
-            Operand::Array(d) => {
-                let d = self.canonical_dtype(d);
-                (self.array_node[d.id()], d.name())
-            }
-            Operand::ZeroDim(d) => {
-                let d = self.canonical_dtype(d);
-                (self.zero_dim_node[d.id()], d.name())
-            }
-            Operand::Scalar(k) => (
-                self.scalar_node[k as usize],
-                ["bool", "i*", "f*", "c*"][k as usize],
-            ),
+        let node = match o {
+            Operand::Array(d) => self.array_node[self.canonical_dtype(d).id()],
+            Operand::ZeroDim(d) => self.zero_dim_node[self.canonical_dtype(d).id()],
+            Operand::Scalar(k) => self.scalar_node[k as usize],
         };
         if node == UNDEFINED {
+            let name = match o {
+                Operand::Array(d) | Operand::ZeroDim(d) => self.canonical_dtype(d).name(),
+                Operand::Scalar(k) => ["bool", "i*", "f*", "c*"][k as usize],
+            };
             return Err(PromotionError(
                 format!("the {} policy has no dtype {name}", self.name),
                 Failure::NoJoin,

@@ -35,20 +35,34 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The typejoin dtype of a NumPy dtype (`float32`, ml_dtypes' `bfloat16`, `int4`, …).
+/// The typejoin dtype of each of NumPy's own type numbers (`NPY_BYTE`, …, `NPY_HALF`), read
+/// from the first descriptor of it met: a built-in type number means one dtype in every
+/// descriptor of native byte order, which is all this module reads (`dtype_of`'s callers
+/// check the byte order first). `NONE_YET` until met; `NO_DTYPE` where no typejoin dtype
+/// matches (strings, datetimes, object).
+static BUILTIN: [std::sync::atomic::AtomicU16; BUILTIN_TYPES] =
+    [const { std::sync::atomic::AtomicU16::new(NONE_YET) }; BUILTIN_TYPES];
+const BUILTIN_TYPES: usize = 24; // NPY_HALF is 23; user-defined numbers start at 256
+const NONE_YET: u16 = u16::MAX;
+const NO_DTYPE: u16 = u16::MAX - 1;
+
+/// The typejoin dtype of a NumPy dtype of native byte order (`float32`, ml_dtypes'
+/// `bfloat16`, `int4`, …).
 fn dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
-    let found = lock(&SEEN)
-        .iter()
-        .find(|(k, _)| k.as_ptr() == d.as_ptr())
-        .map(|(_, t)| *t);
-    let t = match found {
+    use std::sync::atomic::Ordering::Relaxed;
+    let builtin = usize::try_from(d.num()).ok().filter(|&n| n < BUILTIN_TYPES);
+    let known = builtin.and_then(|n| match BUILTIN[n].load(Relaxed) {
+        NONE_YET => None,
+        NO_DTYPE => Some(None),
+        id => Some(DType::from_id(usize::from(id))),
+    });
+    let t = match known {
         Some(t) => t,
         None => {
-            let name: String = d.getattr("name")?.extract()?;
-            let t = typejoin::canonical(&name).and_then(DType::named);
-            let mut seen = lock(&SEEN);
-            if seen.len() < DESCRIPTORS_KEPT {
-                seen.push((d.clone().unbind(), t));
+            let t = seen_dtype_of(d)?;
+            if let Some(n) = builtin {
+                let id = t.map_or(NO_DTYPE, |t| t.id() as u16);
+                BUILTIN[n].store(id, Relaxed);
             }
             t
         }
@@ -57,6 +71,24 @@ fn dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
         let name = d.str().map_or_else(|_| "?".to_string(), |s| s.to_string());
         PyValueError::new_err(format!("no typejoin dtype for the NumPy dtype {name}"))
     })
+}
+
+/// The typejoin dtype of a descriptor by its name, kept by the descriptor's identity.
+fn seen_dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<Option<DType>> {
+    let found = lock(&SEEN)
+        .iter()
+        .find(|(k, _)| k.as_ptr() == d.as_ptr())
+        .map(|(_, t)| *t);
+    if let Some(t) = found {
+        return Ok(t);
+    }
+    let name: String = d.getattr("name")?.extract()?;
+    let t = typejoin::canonical(&name).and_then(DType::named);
+    let mut seen = lock(&SEEN);
+    if seen.len() < DESCRIPTORS_KEPT {
+        seen.push((d.clone().unbind(), t));
+    }
+    Ok(t)
 }
 
 /// The NumPy descriptor of a typejoin dtype, for new results.
@@ -169,10 +201,13 @@ fn operand<'py>(
     x: &Bound<'py, PyAny>,
     keep: &mut Vec<(Bound<'py, PyUntypedArray>, (usize, usize))>,
 ) -> PyResult<Arg> {
+    // A Python number is exactly one (as NumPy reads it): `np.float64` and `np.complex128`
+    // subclass `float` and `complex` but are strong NumPy scalars, read below as the zero-dim
+    // array `np.array` makes of them.
     if x.is_instance_of::<PyBool>() {
         return Ok(Arg::Scalar(Scalar::Bool(x.extract()?)));
     }
-    if x.is_instance_of::<PyInt>() {
+    if x.is_exact_instance_of::<PyInt>() {
         let v = match x.extract::<i64>() {
             Ok(v) => v as i128,
             Err(_) => x.extract::<i128>().map_err(|_| {
@@ -181,10 +216,10 @@ fn operand<'py>(
         };
         return Ok(Arg::Scalar(Scalar::Int(v)));
     }
-    if x.is_instance_of::<PyFloat>() {
+    if x.is_exact_instance_of::<PyFloat>() {
         return Ok(Arg::Scalar(Scalar::Float(x.extract()?)));
     }
-    if let Ok(c) = x.cast::<PyComplex>() {
+    if let Ok(c) = x.cast_exact::<PyComplex>() {
         return Ok(Arg::Scalar(Scalar::Complex(c.real(), c.imag())));
     }
     let a = match contiguous_or_weak(x)? {
@@ -257,10 +292,13 @@ fn allocate(
     }
     let d = descriptor(py, t).map_err(|e| input(e.to_string()))?;
     let mut dims: Vec<npyffi::npy_intp> = shape.iter().map(|&n| n as npyffi::npy_intp).collect();
-    // SAFETY: NumPy's C API as rust-numpy imports it; `PyArray_Zeros` steals the descriptor
+    // Uninitialised, as NumPy's own new results are: `apply_with` writes every element of the
+    // result before it reads one (the contract `Array::output` states for `out=`), and an
+    // array whose kernel fails is dropped unseen.
+    // SAFETY: NumPy's C API as rust-numpy imports it; `PyArray_Empty` steals the descriptor
     // reference given to it and returns a new reference, or NULL with an exception set.
     let a = unsafe {
-        let p = npyffi::PY_ARRAY_API.PyArray_Zeros(
+        let p = npyffi::PY_ARRAY_API.PyArray_Empty(
             py,
             dims.len() as i32,
             dims.as_mut_ptr(),

@@ -201,6 +201,18 @@ def test_the_default_policy_is_numpy_as_measured():
     assert ref.equal(np.array([44], np.int8), 300).tolist() == [False]
 
 
+def test_numpy_scalars_are_strong_operands_as_in_numpy():
+    """`np.float64` and `np.complex128` subclass Python's float and complex, but NumPy reads
+    them as strong scalars (NEP 50): they promote as their dtype, not as a Python number. Only
+    an exact Python bool, int, float or complex is weak."""
+    f32, f16 = np.ones(2, np.float32), np.ones(2, np.float16)
+    for x, y in [(f32, np.float64(1.5)), (f16, np.complex128(1j)), (f32, np.int64(3)),
+                 (np.ones(2, np.int8), np.uint8(200)), (f32, 1.5), (f16, 1j),
+                 (np.ones(2, np.int8), True)]:
+        r, want = ref.add(x, y), np.add(x, y)
+        assert r.dtype == want.dtype and r.tolist() == want.tolist(), (x.dtype, type(y))
+
+
 def test_kernels_take_numpys_arguments():
     x = np.array([1, 5, 9], np.int8)
     # a None bound bounds nothing, as np.clip: the other bound alone promotes
