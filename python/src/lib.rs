@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use typejoin::{Input, LoadError, render::ReportOptions};
 
 mod kernels;
+mod memo;
 
 /// The `typejoin` command line, the binary's own code (src/cli), compiled in.
 #[allow(dead_code)]
@@ -380,6 +381,7 @@ fn kernel_ops() -> Vec<(&'static str, &'static str)> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Loaded>()?;
+    m.add_class::<memo::JoinMemo>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(shipped, m)?)?;

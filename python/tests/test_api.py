@@ -400,3 +400,31 @@ def test_kept_answers_never_mix_operands_that_compare_equal():
         assert jax.result_type(d8, 1.0) == "float64"
         assert jax.result_type(np.int8(1), np.uint8(1)) == "int16"
         assert jax.result_type(np.uint8(1), np.uint8(1)) == "uint8"
+
+
+def test_join_memo_keeps_dtype_operands_only_and_lets_its_policy_go():
+    """`policy.join` is a native memo keyed by the operands' identity (issue 42, item 2): a
+    repeated call with dtype-like operands answers from it; values, `like=` and operands with
+    no join are computed every time; and a policy nobody holds is collected, memo and all."""
+    import gc
+    import weakref
+
+    p = typejoin.Policy.from_toml((ROOT / "lattices" / "jax.toml").read_text(), "jax.toml")
+    d8, u8 = np.dtype("int8"), np.dtype("uint8")
+    assert p.join(d8, u8) == "int16" and len(p._join_memo) == 1
+    assert p.join(d8, u8) == "int16" and len(p._join_memo) == 1  # the kept answer
+    assert p.join(u8, d8) == "int16" and len(p._join_memo) == 2  # another pair
+    assert p.join(d8, 1) == "int8" and p.join(d8, True) == "int8"
+    assert p.join(np.int8(1), u8) == "int16"
+    assert len(p._join_memo) == 2  # values are never kept
+    assert p.join(d8, u8, like=np) == np.dtype("int16")
+    assert p.join(d8, u8) == "int16"  # like= neither read nor overwrote the kept name
+    assert typejoin.Policy.join(p, d8, u8) == "int16"  # the class's method, the same memo
+    with pytest.raises(typejoin.PromotionError):
+        p.join("float8_e4m3fn", "bfloat16")
+    with pytest.raises(typejoin.PromotionError):  # an error is not kept either
+        p.join("float8_e4m3fn", "bfloat16")
+    gone = weakref.ref(p)
+    del p
+    gc.collect()
+    assert gone() is None

@@ -55,10 +55,13 @@ def test_native_classes_have_the_declared_members():
     _, classes = _stub()
     assert issubclass(_native.PolicyError, ValueError)
     assert issubclass(_native.KernelError, ValueError)
-    members = classes["Loaded"]
+    assert set(classes) == {"PolicyError", "KernelError", "Loaded", "JoinMemo"}
     inherited = set(dir(object))
-    public = {n for n in dir(_native.Loaded) if not n.startswith("_") and n not in inherited}
-    assert public == set(members)
-    for name, params in members.items():
-        if params is not None:
-            assert _signature(getattr(_native.Loaded, name)) == params, name
+    for cls in ("Loaded", "JoinMemo"):
+        members = {n: p for n, p in classes[cls].items() if not n.startswith("_")}
+        native = getattr(_native, cls)
+        public = {n for n in dir(native) if not n.startswith("_") and n not in inherited}
+        assert public == set(members), cls
+        for name, params in members.items():
+            if params is not None:
+                assert _signature(getattr(native, name)) == params, (cls, name)

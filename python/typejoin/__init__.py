@@ -372,6 +372,10 @@ class _Ruleset:
         self._node_set = frozenset(native.nodes)
         # result_type's answers for dtype-like operands, by the operands (`_cacheable`).
         self._memo: Dict[tuple, str] = {}
+        # join's, by the operands' identity, in native code: `policy.join` is the memo's own
+        # method (an instance attribute before the class's `join`), one native call on a hit.
+        self._join_memo = _native.JoinMemo(self._join_slow)
+        self.join = self._join_memo.join
         try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
             native.result_type(["b*"])
             self._python_bool = "b*"
@@ -403,13 +407,15 @@ class _Ruleset:
         """The dtype ``a`` and ``b`` promote to (as the library returns it); raises
         :class:`PromotionError` when they do not promote (:meth:`join_or_none` returns
         ``None`` instead). ``like=`` as in :meth:`result_type`."""
-        # The answers for dtype-like operands (names, dtypes, scalar types and values) are
-        # kept: a second call with the same ones is one dictionary lookup.
-        if like is None and _CACHEABLE.get(type(a)) and _CACHEABLE.get(type(b)):
-            r = self._memo.get((a, b))
-            if r is not None:
-                return r
-        return self.result_type(a, b, like=like)
+        # Not reached through an instance (`__init__` puts the native memo's `join` there);
+        # kept for `Policy.join(p, a, b)` and for the documentation.
+        return self._join_memo.join(a, b, like=like)
+
+    def _join_slow(self, a: Any, b: Any, like: Any) -> Tuple[Any, bool]:
+        """A miss of the join memo: the answer, and whether the memo may keep it (dtype-like
+        operands, no ``like=``)."""
+        keep = like is None and _cacheable(type(a)) and _cacheable(type(b))
+        return self.result_type(a, b, like=like), keep
 
     def join_or_none(self, a: Any, b: Any, *, like: Any = None) -> Any:
         """As :meth:`join`, but ``None`` where the operands do not promote."""
