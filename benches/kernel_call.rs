@@ -1,0 +1,29 @@
+//! The fixed cost of one reference-kernel call: `ops::apply` of `add` on float32 arrays of 1
+//! and 1,000 elements under the `numpy` policy (planning, operand preparation, the result's
+//! allocation, the loop). At one element it is the per-call cost the Python package adds to
+//! its binding's (docs/python.md compares the whole call with `np.add`'s).
+//! Run: `cargo bench --bench kernel_call`.
+
+use divan::{Bencher, black_box};
+use typejoin::{
+    Array, DType,
+    ops::{self, Arg},
+};
+
+fn main() {
+    divan::main();
+}
+
+#[divan::bench(args = [1, 1000])]
+fn add_float32(b: Bencher, n: usize) {
+    let policy = typejoin::policy("numpy").expect("the numpy policy is generated");
+    let op = ops::parse_op("add").expect("add is a kernel op");
+    let arg = || Arg::Array(Array::zeros(DType::Float32, vec![n]).expect("a small array"));
+    let args = [arg(), arg()];
+    b.bench(|| ops::apply(policy, op, black_box(&args), ops::Options::default()));
+}
+
+#[divan::bench]
+fn parse_policy_and_op() -> bool {
+    typejoin::policy(black_box("numpy")).is_ok() && ops::parse_op(black_box("add")).is_ok()
+}
