@@ -52,6 +52,11 @@ BITS = {torch.uint8: torch.uint8, torch.int8: torch.uint8, torch.bool: torch.uin
         torch.int16: torch.int16, torch.float16: torch.int16, torch.bfloat16: torch.int16,
         torch.int32: torch.int32, torch.float32: torch.int32,
         torch.int64: torch.int64, torch.float64: torch.int64}
+# Results of the catalogue's wider unsigned types are read even without --catalogue: the
+# fuzzer met a uint64 result (seed 200004) with only the lattice's dtypes drawn.
+for _n, _view in (("uint16", torch.int16), ("uint32", torch.int32), ("uint64", torch.int64)):
+    if hasattr(torch, _n):
+        BITS[getattr(torch, _n)] = _view
 WIDTH = {torch.uint8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64}
 CANON_NAN = {"float16": 0x7E00, "bfloat16": 0x7FC0, "float32": 0x7FC00000,
              "float64": 0x7FF8000000000000}
