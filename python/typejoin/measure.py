@@ -756,7 +756,9 @@ TENSORFLOW_CONVENTIONS = {
     "python_int": "cast", "reduced_float_scalars": "via-float32",
     "integer_division_by_zero": "raise", "remainder_zero_sign": "dividend",
     "float_floor_divide": "floor-of-quotient", "clip_composition": "pairwise",
-    "zero_ties": "packets",
+    "zero_ties": "packets", "subnormals": "flush", "complex_power": "cpow",
+    "complex_divide": "eigen", "int_conversion": "x86-eigen", "complex_to_bool": "real-part",
+    "complex_multiply": "schoolbook",
 }
 
 # TensorFlow's ops as a user calls them with NumPy behaviour on (scripts/oracle_tensorflow.py):

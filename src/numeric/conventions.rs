@@ -403,6 +403,13 @@ conventions! {
         /// `__divdc3` wrote it before GCC 12, with Annex G's limits (`(8 − i) / 0` is
         /// `inf − inf·i`); every step's subnormals flushed under `subnormals = "flush"`.
         Eigen = "eigen" ("TensorFlow: Eigen's pdiv_complex in packets, Smith's in the rest"),
+        /// As PyTorch's `c10::complex` division compiled by GCC, which contracts its products
+        /// into fused multiply-adds: `scl = 1 / fma(d, d/c, c)`, `(fma(b, d/c, a) · scl,
+        /// fma(−a, d/c, b) · scl)` (the parts swapped where `|d| > |c|`), in complex128; a
+        /// complex64 quotient as `smith` (its scalar loop: PyTorch's vector loop fuses there
+        /// too, a place-dependent class). Measured on torch 2.15: 21,744 random complex128
+        /// quotients at sizes 1, 7 and 64, every one.
+        SmithFused = "smith-fused" ("PyTorch: Smith's with fused multiply-adds in complex128"),
     }
 
     /// How `multiply` computes in complex64 and complex128.
@@ -417,6 +424,12 @@ conventions! {
         /// goes two elements at a time, leaving the last element of an odd tail schoolbook (a
         /// 15-element complex64 row: 8 schoolbook, 6 fused, 1 schoolbook).
         Vectors = "vectors" ("PyTorch: schoolbook in 64-byte vectors of each row, fused in its tail"),
+        /// The schoolbook product, each product rounded, at every element: `(100 + 1.5i) ·
+        /// (0.01 + 0.5i)` has the real part 0.25 in complex64 (fused: 0.24999998), and an
+        /// infinite part meeting a finite one gives `inf − inf`, NaN. Measured on TensorFlow
+        /// 2.21 (`tf.multiply`, Eigen's complex packets): 1,000 random products of each of
+        /// complex64 and complex128 at sizes 1 to 1,000, every one schoolbook.
+        Schoolbook = "schoolbook" ("TensorFlow (Eigen): schoolbook, each product rounded"),
     }
 
     /// What `multiply` computes where one operand is a bool array.
@@ -523,6 +536,16 @@ conventions! {
         /// with `r = cvtt(x)`): from 2^64 on and +inf it is 2^63 where `x86` gives 0. Measured on
         /// TensorFlow 2.21's 48 pairs, 128 values each.
         X86Eigen = "x86-eigen" ("TensorFlow: C casts on x86-64, Clang's uint64 split"),
+    }
+
+    /// What `astype` of a complex number to bool tests.
+    complex_to_bool: ComplexToBool {
+        /// Either part nonzero: `17j` is True (NumPy, PyTorch, JAX).
+        Either = "either" ("NumPy, PyTorch, JAX: either part nonzero"),
+        /// The real part only, as Eigen's cast takes it (`scalar_cast_op` of a complex to a real
+        /// type reads `real(z)`): `17j` is False. Measured on TensorFlow 2.21 (`tf.cast`, found
+        /// by `scripts/fuzz_libraries.py tensorflow --seed 200003`).
+        RealPart = "real-part" ("TensorFlow (Eigen): the real part only"),
     }
 
     /// In what order `sum` adds the elements of a float or complex array, each step rounded as

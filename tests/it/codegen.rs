@@ -43,7 +43,7 @@ const EXTENSIONS: &[(&str, &str)] = &[
 fn kernel_conventions_are_generated() {
     use typejoin::op::{
         BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
-        ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower,
+        ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower, ComplexToBool,
         DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntConversion,
         IntnConversion, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
         SumOrder, WhereScalars, ZeroSign, ZeroTies,
@@ -69,10 +69,11 @@ fn kernel_conventions_are_generated() {
             intn_conversion: IntnConversion::Saturate,
             int_conversion: IntConversion::X86C10,
             sum_order: SumOrder::Torch,
+            complex_to_bool: ComplexToBool::Either,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
             complex_order: ComplexOrder::NumPy,
-            complex_divide: ComplexDivide::Smith,
+            complex_divide: ComplexDivide::SmithFused,
             complex_multiply: ComplexMultiply::Vectors,
             bool_multiply: BoolMultiply::Product,
             complex_power: ComplexPower::Torch,

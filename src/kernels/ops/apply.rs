@@ -14,9 +14,9 @@ use super::unary::unary;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
-use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::OpId;
 use crate::numeric::op::Subnormals;
+use crate::numeric::op::{ComplexToBool, Float8Conversion};
 use crate::promote::Generated;
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
@@ -135,6 +135,17 @@ pub fn apply_with(
         // A library that flushes subnormals reads (and narrows) them so in a converting cast.
         let read = flush::converted_by(policy, a, to);
         let a = read.as_ref().unwrap_or(a);
+        // Eigen's cast of a complex to bool tests its real part (`ComplexToBool::RealPart`).
+        let real;
+        let a = if a.dtype.is_complex()
+            && to == DType::Bool
+            && policy.semantics.complex_to_bool == ComplexToBool::RealPart
+        {
+            real = super::astype::astype(a, a.dtype.part());
+            &real
+        } else {
+            a
+        };
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         if let Some(cast) = c_int_astype(a, to, policy.semantics.int_conversion) {
             out.data.assign(cast.data);

@@ -5,7 +5,7 @@
 use super::accept::{accepts_operands, canonical_arg};
 use super::astype::{astype, c10_into};
 use super::cmath;
-use super::complex::{complex_alpha, schoolbook_vectors};
+use super::complex::{complex_alpha, schoolbook_vectors, smith_fused_into};
 use super::dispatch::{run_binary, run_opmath};
 use super::flush;
 use super::input::Input;
@@ -155,6 +155,13 @@ fn compute_ieee(
         let r = cmath::divide_in_packets(compute, x, y, &out.shape.clone(), flush);
         return out.data.assign(r.data);
     }
+    if op == Op::TrueDivide
+        && compute == DType::Complex128
+        && out.dtype == compute
+        && policy.semantics.complex_divide == ComplexDivide::SmithFused
+    {
+        return smith_fused_into(x, y, out);
+    }
     // PyTorch computes a float8 result in float32 (its operands, already float8, widen
     // exactly) and converts it by c10 (`Float8Conversion::C10`).
     if policy.semantics.float8_conversion == Float8Conversion::C10
@@ -210,6 +217,12 @@ fn compute_ieee(
         zero_takes_dividends_sign(a, x, compute, out);
     }
     if floor_of_quotient {
+        // The quotient is a result the library writes: a tiny one is already a zero of its
+        // sign (`Subnormals::Flush`) when its floor is taken, so `-2 // 1.8e308` is -0.0 in
+        // TensorFlow, not -1.0.
+        if policy.semantics.subnormals == Subnormals::Flush {
+            flush::write(out);
+        }
         floor_in_place(compute, &mut out.data);
     }
     if matches!(op, Op::Maximum | Op::Minimum) && out.dtype == compute {
@@ -218,12 +231,18 @@ fn compute_ieee(
     if op == Op::Multiply
         && matches!(compute, DType::Complex64 | DType::Complex128)
         && out.dtype == compute
-        && policy.semantics.complex_multiply == ComplexMultiply::Vectors
     {
-        // PyTorch's CPU loops, on AVX-512: 64-byte vectors (4 complex128, 8 complex64).
-        let row = inner_row(&out.shape, [a.shape(), b.shape()]);
-        let vector = if compute == DType::Complex64 { 8 } else { 4 };
-        schoolbook_vectors(x, y, row, vector, out);
+        match policy.semantics.complex_multiply {
+            ComplexMultiply::Fused => {}
+            ComplexMultiply::Vectors => {
+                // PyTorch's CPU loops, on AVX-512: 64-byte vectors (4 complex128, 8 complex64).
+                let row = inner_row(&out.shape, [a.shape(), b.shape()]);
+                let vector = if compute == DType::Complex64 { 8 } else { 4 };
+                schoolbook_vectors(x, y, row, vector, out);
+            }
+            // Every element a vector's: rows of one element, vectors of one.
+            ComplexMultiply::Schoolbook => schoolbook_vectors(x, y, 1, 1, out),
+        }
     }
 }
 

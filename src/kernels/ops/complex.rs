@@ -111,6 +111,30 @@ pub(super) fn npy_cdiv<F: Float>((ar, ai): (F, F), (br, bi): (F, F)) -> (F, F) {
     }
 }
 
+/// `x / y` in complex128 as PyTorch computes it (`ComplexDivide::SmithFused`): NumPy's Smith
+/// algorithm with its products fused into multiply-adds, as GCC contracts `c10::complex`'s.
+pub(super) fn smith_fused_into(x: &Input, y: &Input, out: &mut Array) {
+    let c128 = out.dtype;
+    let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c128);
+    for k in 0..out.len() {
+        let ((a, b), (c, d)) = (at(x, k), at(y, k));
+        let (re, im) = if c.abs() >= d.abs() {
+            if c == 0.0 && d == 0.0 {
+                (a / c.abs(), b / d.abs())
+            } else {
+                let rat = d / c;
+                let scl = 1.0 / d.mul_add(rat, c);
+                (b.mul_add(rat, a) * scl, (-a).mul_add(rat, b) * scl)
+            }
+        } else {
+            let rat = c / d;
+            let scl = 1.0 / c.mul_add(rat, d);
+            (a.mul_add(rat, b) * scl, b.mul_add(rat, -a) * scl)
+        };
+        out.set_bits(k, [canon64(re), canon64(im)]);
+    }
+}
+
 /// The float arithmetic complex ops need, for f32 and f64.
 pub trait Float:
     Copy

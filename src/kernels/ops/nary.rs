@@ -5,7 +5,7 @@ use super::accept::{accepts, accepts_operands, canonical_arg};
 use super::astype::astype;
 use super::binary::binary_within;
 use super::flush;
-use super::scalar::{Conversion, int_range, materialise, python_ints_fit};
+use super::scalar::{Conversion, int_range, materialise, python_ints_fit, python_ints_in_range};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
 use std::borrow::Cow;
@@ -141,7 +141,17 @@ pub(super) fn clip_within(
             );
         }
     }
-    python_ints_fit(policy, &[x, lo, hi])?;
+    if policy.semantics.clip_bounds == ClipBounds::Checked {
+        // PyTorch's clamp promotes no float tensor with its bounds (below), so an int from
+        // 2^63 on is a number to convert there; beside any other tensor the bounds' own types
+        // are promoted together first, where its uint64 meets another Python int, bool or
+        // complex bound ("Promotion for uint16, uint32, uint64 types is not supported"), but
+        // not the tensor: `clamp(bool, 2**63, 1.5)` is float32.
+        // (That promotion comes after a complex tensor is refused, below.)
+        python_ints_in_range(policy, &[x, lo, hi])?;
+    } else {
+        python_ints_fit(policy, &[x, lo, hi])?;
+    }
     accepts_operands(
         policy,
         OpId::CLIP,
@@ -218,6 +228,20 @@ pub(super) fn clip_within(
         && policy.op_kinds.iter().any(|(o, _)| *o == OpId::CLIP)
     {
         accepts(policy, OpId::CLIP, a.dtype)?;
+    }
+    if policy.semantics.clip_bounds == ClipBounds::Checked
+        && !matches!(x, Arg::Array(a) if a.dtype.is_float() && !a.dtype.is_complex())
+    {
+        // A bool tensor ranks below the bounds' uint64, which would be the result's dtype,
+        // unless a Python float bound makes it float32 (`clamp(bool, 2**63, 2**63)` raises).
+        let float_bound = [lo, hi]
+            .iter()
+            .any(|b| matches!(b, Arg::Scalar(Scalar::Float(_))));
+        if matches!(x, Arg::Array(a) if a.dtype == DType::Bool) && !float_bound {
+            python_ints_fit(policy, &[x, lo, hi])?;
+        } else {
+            python_ints_fit(policy, &[lo, hi])?;
+        }
     }
     let compute = policy
         .nary_op_type(OpId::CLIP, &[x.operand(), lo.operand(), hi.operand()])

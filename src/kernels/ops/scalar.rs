@@ -273,17 +273,29 @@ impl Conversion {
     }
 }
 
+/// Every Python int operand is in the range the policy's library reads (`python_int_fits`),
+/// whatever it meets: PyTorch's `clamp` takes a bound from 2^63 on as a number, converted to
+/// the result dtype, not as the uint64 its binary ops make of it.
+pub(super) fn python_ints_in_range(policy: &Generated, args: &[&Arg]) -> Result<(), OpError> {
+    for arg in args {
+        if let Arg::Scalar(Scalar::Int(x)) = arg {
+            python_int_fits(policy, *x)?;
+        }
+    }
+    Ok(())
+}
+
 /// Every Python int operand is one the policy's library reads: `python_int_fits`, and under
 /// `PythonInt::Wrap` an int from 2^63 on (a uint64 to PyTorch) does not combine with a bool
 /// array or with another Python bool, int or complex ("Promotion for uint16, uint32, uint64
 /// types is not supported": PyTorch promotes uint64 only with a float, and a dimensioned or
 /// zero-dim integer, float or complex array outranks the Python number).
 pub(super) fn python_ints_fit(policy: &Generated, args: &[&Arg]) -> Result<(), OpError> {
+    python_ints_in_range(policy, args)?;
     for (k, arg) in args.iter().enumerate() {
         let Arg::Scalar(Scalar::Int(x)) = arg else {
             continue;
         };
-        python_int_fits(policy, *x)?;
         let clash = args.iter().enumerate().find_map(|(j, o)| match o {
             _ if j == k => None,
             Arg::Array(a) if a.dtype == DType::Bool => Some("a bool array"),
