@@ -94,43 +94,38 @@ pub(super) fn complex_op<F: Float>(
 
 /// NumPy's complex division (its loops and `npy_math`'s `cdiv`): Smith's algorithm, the ratio
 /// of the divisor's smaller part to its larger, times the reciprocal of the denominator.
-pub(super) fn npy_cdiv<F: Float>((ar, ai): (F, F), (br, bi): (F, F)) -> (F, F) {
+pub(super) fn npy_cdiv<F: Float>(a: (F, F), b: (F, F)) -> (F, F) {
+    smith(a, b, false)
+}
+
+/// Smith's division, its products fused into multiply-adds where `fused` (as GCC contracts
+/// PyTorch's `c10::complex` operator/, `ComplexDivide::SmithFused`).
+fn smith<F: Float>((ar, ai): (F, F), (br, bi): (F, F), fused: bool) -> (F, F) {
+    // x·y + z, rounded once where fused.
+    let madd = |x: F, y: F, z: F| if fused { x.mul_add(y, z) } else { x * y + z };
     let (abs_br, abs_bi) = (br.abs(), bi.abs());
     if abs_br >= abs_bi {
         if abs_br == F::ZERO && abs_bi == F::ZERO {
             (ar / abs_br, ai / abs_bi)
         } else {
             let rat = bi / br;
-            let scl = F::ONE / (br + bi * rat);
-            ((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+            let scl = F::ONE / madd(bi, rat, br);
+            (madd(ai, rat, ar) * scl, madd(ar.neg(), rat, ai) * scl)
         }
     } else {
         let rat = br / bi;
-        let scl = F::ONE / (bi + br * rat);
-        ((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+        let scl = F::ONE / madd(br, rat, bi);
+        (madd(ar, rat, ai) * scl, madd(ai, rat, ar.neg()) * scl)
     }
 }
 
-/// `x / y` in complex128 as PyTorch computes it (`ComplexDivide::SmithFused`): NumPy's Smith
-/// algorithm with its products fused into multiply-adds, as GCC contracts `c10::complex`'s.
+/// `x / y` in complex128 as PyTorch computes it (`ComplexDivide::SmithFused`): Smith's
+/// algorithm with its products fused into multiply-adds.
 pub(super) fn smith_fused_into(x: &Input, y: &Input, out: &mut Array) {
     let c128 = out.dtype;
     let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c128);
     for k in 0..out.len() {
-        let ((a, b), (c, d)) = (at(x, k), at(y, k));
-        let (re, im) = if c.abs() >= d.abs() {
-            if c == 0.0 && d == 0.0 {
-                (a / c.abs(), b / d.abs())
-            } else {
-                let rat = d / c;
-                let scl = 1.0 / d.mul_add(rat, c);
-                (b.mul_add(rat, a) * scl, (-a).mul_add(rat, b) * scl)
-            }
-        } else {
-            let rat = c / d;
-            let scl = 1.0 / c.mul_add(rat, d);
-            (a.mul_add(rat, b) * scl, b.mul_add(rat, -a) * scl)
-        };
+        let (re, im) = smith(at(x, k), at(y, k), true);
         out.set_bits(k, [canon64(re), canon64(im)]);
     }
 }
