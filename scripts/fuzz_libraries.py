@@ -184,9 +184,13 @@ def draw():
 
 
 def answer(call):
+    # A library's oracle may clear state a call leaves behind (TensorFlow's eager caches).
+    before = getattr(lib, "before_call", lambda: None)
+    before()
     try:
         r = call()
     except Exception as e:  # noqa: BLE001 (each library raises its own classes)
+        before()
         return {"kind": lib.error_kind(e)}
     return {"dtype": name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
 

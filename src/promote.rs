@@ -68,6 +68,12 @@ pub struct Generated {
     /// The dtypes beside whose array each listed op refuses a Python bool
     /// (`[ops.X] python_bool_refused_with`: TensorFlow's `tf.add(int8, True)`).
     pub op_python_bool_refused: &'static [(OpId, &'static [DType])],
+    /// The kinds the operands' join may have for each listed op before its rule replaces the
+    /// join (`[ops.X] join_kinds`: TensorFlow's `truediv` refuses bool / bool).
+    pub op_join_kinds: &'static [(OpId, Kinds)],
+    /// The node each listed op computes in when the operands' join is the Python-int node
+    /// (`[ops.X] python_int_as`: TensorFlow's `bitwise_and(True, 3)` is int64).
+    pub op_python_int_as: &'static [(OpId, u8)],
     /// `[canonical]`: (dtype, the dtype an array of it becomes before it is promoted): JAX
     /// without x64 converts every 64-bit input to its 32-bit type.
     pub canonical: &'static [(DType, DType)],
@@ -223,6 +229,15 @@ impl Generated {
     /// any operand whose computation dtype the op accepts.
     pub fn operand_kinds(&self, op: OpId) -> Option<Kinds> {
         self.op_operand_kinds
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, k)| *k)
+    }
+
+    /// The kinds the operands' join may have for `op` in this policy before the op's rule
+    /// replaces it (`[ops.X] join_kinds`); `None`: any.
+    pub fn join_kinds(&self, op: OpId) -> Option<Kinds> {
+        self.op_join_kinds
             .iter()
             .find(|(o, _)| *o == op)
             .map(|(_, k)| *k)
@@ -493,12 +508,18 @@ impl Generated {
     }
 
     /// The computation (and result) dtype of `op` on `a` and `b` before kind checks: the join,
-    /// or the op's `bool_result` when that join is bool (JAX floors bools as int32).
+    /// or the op's `bool_result` when that join is bool (JAX floors bools as int32), or its
+    /// `python_int_as` when the join is the Python-int node (TensorFlow's bitwise ops).
     pub fn op_type(&self, op: OpId, a: Operand, b: Operand) -> Result<DType, PromotionError> {
         if let Some(c) = self.measured_loop(op, a, b)? {
             return Ok(c);
         }
         let j = self.join_index(a, b)?;
+        if j == self.scalar_node[ScalarKind::Int as usize] as usize
+            && let Some(&(_, r)) = self.op_python_int_as.iter().find(|(o, _)| *o == op)
+        {
+            return self.concrete(r as usize);
+        }
         match self.op_bool_result.iter().find(|(o, _)| *o == op) {
             Some(&(_, r)) if self.concrete(j)? == DType::Bool => self.concrete(r as usize),
             _ => self.concrete(j),

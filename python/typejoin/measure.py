@@ -758,7 +758,7 @@ TENSORFLOW_CONVENTIONS = {
     "float_floor_divide": "floor-of-quotient", "clip_composition": "pairwise",
     "zero_ties": "packets", "subnormals": "flush", "complex_power": "cpow",
     "complex_divide": "eigen", "int_conversion": "x86-eigen", "complex_to_bool": "real-part",
-    "complex_multiply": "schoolbook",
+    "complex_multiply": "schoolbook", "sum_order": "eigen",
 }
 
 # TensorFlow's ops as a user calls them with NumPy behaviour on (scripts/oracle_tensorflow.py):
@@ -778,7 +778,8 @@ def tensorflow_kernels(tf, tnp, strong, result, weak):
     """What TensorFlow's CPU kernels compute each op in, in the dtype conversion mode already
     enabled, where that is not the pair's `result_type`: every op on every pair of a strong
     two-element tensor (ones) and a tensor or a Python scalar 1, 1.0, 1j (`i*`, `f*`, `c*`),
-    the scalar on either side. null where the op raises for want of a kernel (`tf.add` of two
+    the scalar on either side, and on two scalars where the op computes elsewhere than their
+    join's dtype (`tnp.bitwise_and(1, 1)` is int64). null where the op raises for want of a kernel (`tf.add` of two
     bools, `tf.pow` of unsigned integers); else the dtype of the result where it is not the
     promoted one: integer true_divide computes in float32 or float64, `tnp`'s bitwise ops
     promote by NumPy's rules where the mode refuses the pair (`uint8 & int8` is int16), and a
@@ -815,10 +816,18 @@ def tensorflow_kernels(tf, tnp, strong, result, weak):
         cells = {}
         for a in names:
             for b in names:
-                if a in scalars and b in scalars:
-                    continue  # no tensor operand: not a kernel call
                 joined = result[a].get(b)
                 out = call(f, value(a), value(b))
+                if a in scalars and b in scalars:
+                    # Two Python numbers: a cell only where the op computes elsewhere than the
+                    # join's dtype (`tnp.bitwise_and(1, 1)` is int64, the join int32).
+                    # A comparison's cell is only a refusal (null), as below.
+                    if op in COMPARISONS:
+                        if out is None:
+                            cells.setdefault(a, {})[b] = None
+                    elif out != "promotion" and out != weak.get(joined, joined):
+                        cells.setdefault(a, {})[b] = out
+                    continue
                 if out == "promotion":
                     if joined is not None:
                         raise AssertionError(f"{op}({a}, {b}): promotion error, result {joined}")

@@ -71,6 +71,10 @@ pub static POLICY: Generated = Generated {
     ],
     op_python_bool_refused: &[
     ],
+    op_join_kinds: &[
+    ],
+    op_python_int_as: &[
+    ],
     // [canonical]: (dtype, what an array of it is promoted as)
     canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Fit, python_int_comparison: op::IntComparison::Operand, integer_division_by_zero: op::DivisionByZero::Zero, reduced_float_scalars: op::ScalarPrecision::Result, remainder_zero_sign: op::ZeroSign::Divisor, zero_ties: op::ZeroTies::Second, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Parts, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Joined, where_scalars: op::WhereScalars::Round, float8_conversion: op::Float8Conversion::Nearest, subnormals: op::Subnormals::Keep, complex_order: op::ComplexOrder::NumPy, complex_divide: op::ComplexDivide::Smith, complex_multiply: op::ComplexMultiply::Fused, bool_multiply: op::BoolMultiply::Product, complex_power: op::ComplexPower::Numpy, broadcast_divisor: op::BroadcastDivisor::Divide, clip_mixed_bounds: op::ClipMixedBounds::Allowed, intn_conversion: op::IntnConversion::Saturate, int_conversion: op::IntConversion::Saturate, complex_to_bool: op::ComplexToBool::Either, sum_order: op::SumOrder::Exact },

@@ -113,6 +113,10 @@ pub static POLICY: Generated = Generated {
     ],
     op_python_bool_refused: &[
     ],
+    op_join_kinds: &[
+    ],
+    op_python_int_as: &[
+    ],
     // [canonical]: (dtype, what an array of it is promoted as)
     canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Convert, python_int_comparison: op::IntComparison::Operand, integer_division_by_zero: op::DivisionByZero::Xla, reduced_float_scalars: op::ScalarPrecision::Result, remainder_zero_sign: op::ZeroSign::Dividend, zero_ties: op::ZeroTies::Ordered, complex_negative: op::ComplexNegative::Flip, complex_add: op::ComplexAdd::Xla, clip_bounds: op::ClipBounds::Round, float_floor_divide: op::FloatFloorDivide::Xla, scalar_over_array: op::ScalarOverArray::Divide, clip_composition: op::ClipComposition::Chained, where_scalars: op::WhereScalars::Round, float8_conversion: op::Float8Conversion::Nearest, subnormals: op::Subnormals::Flush, complex_order: op::ComplexOrder::Lexicographic, complex_divide: op::ComplexDivide::Xla, complex_multiply: op::ComplexMultiply::Fused, bool_multiply: op::BoolMultiply::Select, complex_power: op::ComplexPower::Numpy, broadcast_divisor: op::BroadcastDivisor::Reciprocal, clip_mixed_bounds: op::ClipMixedBounds::Allowed, intn_conversion: op::IntnConversion::Saturate, int_conversion: op::IntConversion::Saturate, complex_to_bool: op::ComplexToBool::Either, sum_order: op::SumOrder::Exact },

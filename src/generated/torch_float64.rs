@@ -148,6 +148,10 @@ pub static POLICY: Generated = Generated {
     ],
     op_python_bool_refused: &[
     ],
+    op_join_kinds: &[
+    ],
+    op_python_int_as: &[
+    ],
     // [canonical]: (dtype, what an array of it is promoted as)
     canonical: &[],
     semantics: op::Semantics { python_int: op::PythonInt::Wrap, python_int_comparison: op::IntComparison::Operand, integer_division_by_zero: op::DivisionByZero::Raise, reduced_float_scalars: op::ScalarPrecision::Float32, remainder_zero_sign: op::ZeroSign::Dividend, zero_ties: op::ZeroTies::Vectors, complex_negative: op::ComplexNegative::ZeroMinus, complex_add: op::ComplexAdd::Alpha, clip_bounds: op::ClipBounds::Checked, float_floor_divide: op::FloatFloorDivide::Divmod, scalar_over_array: op::ScalarOverArray::ReciprocalTimes, clip_composition: op::ClipComposition::Joined, where_scalars: op::WhereScalars::Checked, float8_conversion: op::Float8Conversion::C10, subnormals: op::Subnormals::Keep, complex_order: op::ComplexOrder::NumPy, complex_divide: op::ComplexDivide::SmithFused, complex_multiply: op::ComplexMultiply::Vectors, bool_multiply: op::BoolMultiply::Product, complex_power: op::ComplexPower::Torch, broadcast_divisor: op::BroadcastDivisor::Divide, clip_mixed_bounds: op::ClipMixedBounds::Unsupported, intn_conversion: op::IntnConversion::Saturate, int_conversion: op::IntConversion::X86C10, complex_to_bool: op::ComplexToBool::Either, sum_order: op::SumOrder::Torch },

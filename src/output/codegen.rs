@@ -60,6 +60,8 @@ struct Plan {
     op_operand_kinds: Vec<(String, String)>,
     /// (op, the dtypes beside which it refuses a Python bool).
     op_python_bool_refused: Vec<(String, Vec<DType>)>,
+    op_join_kinds: Vec<(String, String)>,
+    op_python_int_as: Vec<(String, usize)>,
     canonical: Vec<(DType, DType)>,
     semantics: crate::numeric::op::Semantics,
     /// (op, each pair's loop).
@@ -159,6 +161,16 @@ fn lattice_plan(policy: &Policy, joins: &JoinTable) -> Plan {
                 let named = dtypes.filter_map(|&i| DType::named(&policy.dtypes[i]));
                 (r.op.clone(), named.collect())
             })
+            .collect(),
+        op_join_kinds: policy
+            .ops
+            .iter()
+            .filter_map(|r| Some((r.op.clone(), r.join_kinds?.to_rust())))
+            .collect(),
+        op_python_int_as: policy
+            .ops
+            .iter()
+            .filter_map(|r| Some((r.op.clone(), r.python_int_as?)))
             .collect(),
         canonical,
         semantics: policy.kernels,
@@ -454,6 +466,8 @@ pub fn table_module(
         op_bool_result: Vec::new(),
         op_operand_kinds: Vec::new(),
         op_python_bool_refused: Vec::new(),
+        op_join_kinds: Vec::new(),
+        op_python_int_as: Vec::new(),
         canonical: Vec::new(),
         semantics: kernels.conventions,
         loops,
@@ -614,6 +628,16 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     for (op, dtypes) in &plan.op_python_bool_refused {
         let dtypes: Vec<String> = dtypes.iter().map(|&d| rust(d)).collect();
         s += &format!("        ({}, &[{}]),\n", op_id(op), dtypes.join(", "));
+    }
+    s += "    ],\n";
+    s += "    op_join_kinds: &[\n";
+    for (op, k) in &plan.op_join_kinds {
+        s += &format!("        ({}, {k}),\n", op_id(op));
+    }
+    s += "    ],\n";
+    s += "    op_python_int_as: &[\n";
+    for (op, b) in &plan.op_python_int_as {
+        s += &format!("        ({}, {b}), // {}\n", op_id(op), plan.dtypes[*b]);
     }
     s += "    ],\n";
     s += "    // [canonical]: (dtype, what an array of it is promoted as)\n";

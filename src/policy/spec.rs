@@ -443,6 +443,13 @@ pub struct OpRule {
     /// (`python_bool_refused_with`): TensorFlow's `tf.add(int8, True)` raises, since
     /// `tf.constant(True, tf.int8)` does, where `tf.add(int32, True)` computes.
     pub python_bool_refused_with: Vec<usize>,
+    /// The kinds the operands' join may have before the op's rule replaces it (`join_kinds`):
+    /// TensorFlow's `truediv` refuses bool / bool, whose join is bool, though bool / int8
+    /// (join int8) computes in float32.
+    pub join_kinds: Option<crate::numeric::op::Kinds>,
+    /// The dtype the op computes in when the operands' join is the Python-int node `i*`
+    /// (`python_int_as`): TensorFlow's `bitwise_and(True, 3)` is int64 where `add` is int32.
+    pub python_int_as: Option<usize>,
 }
 
 /// A user-declared integer or complex format (`[formats.NAME]` with `kind = "int"` or
@@ -520,6 +527,8 @@ struct RawOp {
     kinds: Option<Spanned<Vec<Spanned<String>>>>,
     operand_kinds: Option<Spanned<Vec<Spanned<String>>>>,
     python_bool_refused_with: Option<Vec<Spanned<String>>>,
+    join_kinds: Option<Spanned<Vec<Spanned<String>>>>,
+    python_int_as: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -620,6 +629,8 @@ pub(crate) fn toml_error(src: &Source, e: &toml::de::Error) -> Diagnostic {
                 "kinds",
                 "operand_kinds",
                 "python_bool_refused_with",
+                "join_kinds",
+                "python_int_as",
             ]
         } else if message.contains("`lower`") {
             &["rule", "lower", "scalars"]
@@ -1323,21 +1334,33 @@ impl<'a> Validator<'a> {
                 .flatten()
                 .filter_map(|d| self.lookup(d, index, dtypes, "array beside a Python bool"))
                 .collect();
-            if r.integer_result.is_none()
-                && r.lowest.is_none()
-                && r.lowest_unsigned.is_none()
-                && r.bool_result.is_none()
-                && r.same_dtype.is_none()
-                && r.kinds.is_none()
-                && r.operand_kinds.is_none()
-                && r.python_bool_refused_with.is_none()
-            {
+            let join_kinds = r.join_kinds.as_ref().and_then(|k| self.kinds(k));
+            let python_int_as = r.python_int_as.as_ref().and_then(|d| {
+                let want = ("op result", &[Signed, Unsigned][..], "an integer");
+                self.lookup_of_kind(d, index, dtypes, want, || {
+                    "`python_int_as` is the integer dtype a Python-int join computes in".into()
+                })
+            });
+            let set = [
+                r.integer_result.is_some(),
+                r.lowest.is_some(),
+                r.lowest_unsigned.is_some(),
+                r.bool_result.is_some(),
+                r.same_dtype.is_some(),
+                r.kinds.is_some(),
+                r.operand_kinds.is_some(),
+                r.python_bool_refused_with.is_some(),
+                r.join_kinds.is_some(),
+                r.python_int_as.is_some(),
+            ];
+            if !set.contains(&true) {
                 self.error(
                     rule.span(),
                     format!("op rule `{name}` sets nothing"),
                     Some(
                         "set `integer_result`, `lowest`, `lowest_unsigned`, `bool_result`, \
-                         `same_dtype`, `kinds`, `operand_kinds` or `python_bool_refused_with`"
+                         `same_dtype`, `kinds`, `operand_kinds`, `python_bool_refused_with`, \
+                         `join_kinds` or `python_int_as`"
                             .into(),
                     ),
                 );
@@ -1353,12 +1376,14 @@ impl<'a> Validator<'a> {
                 kinds,
                 operand_kinds,
                 python_bool_refused_with,
+                join_kinds,
+                python_int_as,
             });
         }
         rules
     }
 
-    /// A list of kind names (`kinds`, `operand_kinds`); `None` after reporting an unknown one.
+    /// A list of kind names (`kinds`, `operand_kinds`, `join_kinds`); `None` after reporting an unknown one.
     fn kinds(&mut self, k: &Spanned<Vec<Spanned<String>>>) -> Option<crate::numeric::op::Kinds> {
         let parsed =
             crate::numeric::op::Kinds::parse(k.get_ref().iter().map(|n| n.get_ref().as_str()));

@@ -130,6 +130,31 @@ fn kernel_conventions_are_generated() {
         Subnormals::Flush
     );
     assert_eq!(jax.operand_kinds(OpId::of("subtract")), None);
+    // TensorFlow's truediv refuses a bool join; its bitwise ops compute a Python-int join in
+    // int64 (lattices/tensorflow.toml).
+    let tensorflow = typejoin::policy("tensorflow").unwrap();
+    assert_eq!(
+        tensorflow
+            .join_kinds(OpId::of("true_divide"))
+            .unwrap()
+            .describe(),
+        "integer, float, complex"
+    );
+    assert_eq!(tensorflow.join_kinds(OpId::of("add")), None);
+    assert_eq!(jax.join_kinds(OpId::of("true_divide")), None);
+    let int64 = |op: &str| {
+        let (_, node) = tensorflow
+            .op_python_int_as
+            .iter()
+            .find(|(o, _)| *o == OpId::of(op))
+            .unwrap();
+        tensorflow.dtypes[*node as usize]
+    };
+    assert_eq!(
+        ["bitwise_and", "bitwise_or", "bitwise_xor"].map(int64),
+        ["int64"; 3]
+    );
+    assert!(jax.op_python_int_as.is_empty());
     assert_eq!(
         jax.kinds(OpId::of("maximum")).describe(),
         "bool, integer, float, complex"

@@ -1,5 +1,5 @@
 //! What the policy's library accepts and how it reads an operand: the kinds an op takes
-//! (`[ops.X] kinds` and `operand_kinds`, else the op catalogue's), each refusal with a message
+//! (`[ops.X] kinds`, `operand_kinds` and `join_kinds`, else the op catalogue's), each refusal with a message
 //! that says what to do, and an array converted to its `[canonical]` dtype.
 
 use super::astype::astype;
@@ -63,6 +63,33 @@ pub(super) fn accepts_operands(
         }
     }
     Ok(())
+}
+
+/// `Err(unsupported)` when the operands' join is of a kind op `op` refuses in `policy` before
+/// its rule replaces the join (`[ops.X] join_kinds`: TensorFlow's `truediv(bool, bool)` raises
+/// though `truediv(bool, int8)` is float32). No join is left to the promotion error.
+pub(super) fn accepts_join(
+    policy: &Generated,
+    op: OpId,
+    (a, b): (Operand, Operand),
+) -> Result<(), OpError> {
+    let Some(kinds) = policy.join_kinds(op) else {
+        return Ok(());
+    };
+    match policy.result_type(a, b) {
+        Ok(join) if !kinds.accepts(join.kind()) => err(
+            ErrorKind::Unsupported,
+            format!(
+                "{} is not defined where its operands promote to {} in the {} policy's \
+                 library; their join must be {}: cast an operand first",
+                op.name(),
+                join.name(),
+                policy.name,
+                kinds.describe()
+            ),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// `Err(unsupported)` unless op `name` is defined on computation dtype `c` in `policy` (its

@@ -15,8 +15,8 @@ use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, i
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
-use crate::numeric::op::Subnormals;
 use crate::numeric::op::{ComplexToBool, Float8Conversion};
+use crate::numeric::op::{Subnormals, SumOrder};
 use crate::promote::Generated;
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
@@ -179,7 +179,10 @@ pub fn apply_with(
         }
     } else if op == OpId::SUM {
         let a = array_arg(args, 0, name)?;
-        if policy.semantics.subnormals == Subnormals::Flush {
+        // Eigen's order flushes each step itself, and copies a lone summed element as it is.
+        if policy.semantics.subnormals == Subnormals::Flush
+            && policy.semantics.sum_order != SumOrder::Eigen
+        {
             // Read and written as a library that flushes subnormals sums (its partial sums are
             // exact here).
             let read = flush::read(a);

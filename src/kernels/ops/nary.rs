@@ -141,25 +141,11 @@ pub(super) fn clip_within(
             );
         }
     }
-    if policy.semantics.clip_bounds == ClipBounds::Checked {
-        // PyTorch's clamp promotes no float tensor with its bounds (below), so an int from
-        // 2^63 on is a number to convert there; beside any other tensor the bounds' own types
-        // are promoted together first, where its uint64 meets another Python int, bool or
-        // complex bound ("Promotion for uint16, uint32, uint64 types is not supported"), but
-        // not the tensor: `clamp(bool, 2**63, 1.5)` is float32.
-        // (That promotion comes after a complex tensor is refused, below.)
-        python_ints_in_range(policy, &[x, lo, hi])?;
-    } else {
-        python_ints_fit(policy, &[x, lo, hi])?;
-    }
-    accepts_operands(
-        policy,
-        OpId::CLIP,
-        &[x.operand(), lo.operand(), hi.operand()],
-    )?;
     // Pairwise, clip is two binary ops, each promoting its own pair: no n-ary type
     // (TensorFlow's safe mode clips uint16 by int8 and float64 bounds, whose n-ary join it
-    // refuses, as minimum(uint16, float64) then maximum(float64, int8)).
+    // refuses, as minimum(uint16, float64) then maximum(float64, int8)). Each step checks its
+    // own operands, in that order: `minimum(x, hi)` converts `hi` and refuses a complex `x`
+    // before `lo` is read.
     if policy.semantics.clip_composition == ClipComposition::Pairwise {
         // Each step keeps `x`'s shape, checked after it computes (`tf.clip_by_value`:
         // `values.shape.merge_with(t_min.shape)`): a promotion error of the first step comes
@@ -191,6 +177,22 @@ pub(super) fn clip_within(
             max_elements,
         )?);
     }
+    if policy.semantics.clip_bounds == ClipBounds::Checked {
+        // PyTorch's clamp promotes no float tensor with its bounds (below), so an int from
+        // 2^63 on is a number to convert there; beside any other tensor the bounds' own types
+        // are promoted together first, where its uint64 meets another Python int, bool or
+        // complex bound ("Promotion for uint16, uint32, uint64 types is not supported"), but
+        // not the tensor: `clamp(bool, 2**63, 1.5)` is float32.
+        // (That promotion comes after a complex tensor is refused, below.)
+        python_ints_in_range(policy, &[x, lo, hi])?;
+    } else {
+        python_ints_fit(policy, &[x, lo, hi])?;
+    }
+    accepts_operands(
+        policy,
+        OpId::CLIP,
+        &[x.operand(), lo.operand(), hi.operand()],
+    )?;
     // PyTorch's `clamp(Tensor, Scalar?, Scalar?)` promotes only an integer or bool tensor with
     // its Python-number bounds: a float tensor keeps its dtype, and a Python complex bound is
     // converted to a real number, checked ("value cannot be converted to type double without

@@ -3,7 +3,7 @@
 //! materialised, a broadcast operand expanded), and the divisors and exponents the policy's
 //! library checks before it computes.
 
-use super::accept::{accepts, accepts_operands};
+use super::accept::{accepts, accepts_join, accepts_operands};
 use super::input::Input;
 use super::lanes::{int_lane, int_loader, load_into};
 use super::scalar::{Conversion, int_range, python_ints_fit};
@@ -59,6 +59,7 @@ pub(super) fn plan<'a>(
     // is prepared as 0 here and `compute_binary` compares its value (`exact_comparison`).
     let exact = exact_comparison(policy, op, a, b);
     accepts_operands(policy, op.id(), &[oa, ob])?;
+    accepts_join(policy, op.id(), (oa, ob))?;
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)
     } else {

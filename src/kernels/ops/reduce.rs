@@ -13,7 +13,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::format::FloatFormat;
 use crate::numeric::format::Value;
 use crate::numeric::op::OpId;
-use crate::numeric::op::SumOrder;
+use crate::numeric::op::{Subnormals, SumOrder};
 use crate::promote::Generated;
 use crate::promote::Operand;
 
@@ -151,6 +151,10 @@ pub(super) fn sum_within(
         SumOrder::Exact => None,
         SumOrder::NumPy => sum_order::numpy(&conv, outer, len, inner),
         SumOrder::Torch => sum_order::torch(&conv, outer, len, inner),
+        SumOrder::Eigen => {
+            let flush = policy.semantics.subnormals == Subnormals::Flush;
+            sum_order::eigen_sums(&conv, outer, len, inner, flush)
+        }
     };
     if let Some(bits) = ordered {
         return Ok(Array::from_bits(acc, shape, &bits).expect("shape"));

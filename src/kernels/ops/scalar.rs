@@ -65,7 +65,7 @@ fn python_int_fits(policy: &Generated, x: i128) -> Result<(), OpError> {
 
 /// A scalar as a one-element array of dtype `to` (the policy's result dtype): an int that
 /// does not fit an integer `to` is an `overflow` error, or wraps under `PythonInt::Wrap` and
-/// `PythonInt::Cast`.
+/// `PythonInt::Cast` (save a negative one into uint64 under `Cast`: an `overflow` error).
 pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result<Array, OpError> {
     let one = |bits: [u64; 2]| Array::from_bits(to, vec![], &[bits]).expect("fits");
     let real = |v: Value| -> Result<u64, OpError> {
@@ -79,6 +79,25 @@ pub(super) fn materialise(s: Scalar, to: DType, python_int: PythonInt) -> Result
                     _ => (0, 1),
                 };
                 let x = if neg { -(mant as i128) } else { mant as i128 };
+                // TensorFlow converts a Python int to uint64 through an unsigned 64-bit C
+                // integer, which a negative one does not fit (OverflowError); into uint8 to
+                // uint32 it wraps.
+                let unsigned64 = matches!(
+                    to,
+                    DType::Int {
+                        bits: 64,
+                        signed: false
+                    }
+                );
+                if python_int == PythonInt::Cast && unsigned64 && x < 0 {
+                    return err(
+                        ErrorKind::Overflow,
+                        format!(
+                            "Python integer {x} cannot be cast to uint64 (its library raises \
+                             OverflowError for a negative one); use an array of a signed dtype"
+                        ),
+                    );
+                }
                 if python_int != PythonInt::Fit && !matches!(to, DType::Bool) {
                     let w = to.pattern_bits();
                     return Ok((x as u64) & if w >= 64 { u64::MAX } else { (1 << w) - 1 });

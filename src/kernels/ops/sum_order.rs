@@ -1,6 +1,7 @@
 //! Float and complex sums in a library's order (`sum_order`), each step rounded as the library
 //! rounds it: NumPy's `pairwise_sum` (numpy/_core/src/umath/loops_utils.h.src), PyTorch's
-//! `cascade_sum` (aten/src/ATen/native/cpu/SumKernel.cpp). Both take the operand already in the
+//! `cascade_sum` (aten/src/ATen/native/cpu/SumKernel.cpp), Eigen's tensor reductions
+//! (unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h, as TensorFlow runs them). Both take the operand already in the
 //! accumulator dtype as `[outer, len, inner]` (the summed axis in the middle) and give each
 //! result element's bits, or `None` for a dtype they do not sum in floats.
 
@@ -393,4 +394,278 @@ pub(super) fn torch(a: &Array, outer: usize, len: usize, inner: usize) -> Option
         _ => return None,
     };
     Some(bits)
+}
+
+/// A float32 or float64 step of a CPU that sets the DAZ and FTZ bits when `FLUSH`
+/// (`Subnormals::Flush`): a subnormal operand reads as a zero of its sign and a subnormal
+/// result is written as one.
+#[derive(Clone, Copy)]
+struct Step<T, const FLUSH: bool>(T);
+
+macro_rules! step {
+    ($t:ty) => {
+        impl<const FLUSH: bool> Step<$t, FLUSH> {
+            fn of(x: $t) -> Self {
+                Step(if FLUSH && x.is_subnormal() {
+                    (0.0 as $t).copysign(x)
+                } else {
+                    x
+                })
+            }
+        }
+        impl<const FLUSH: bool> Acc for Step<$t, FLUSH> {
+            fn zero() -> Self {
+                Step(0.0)
+            }
+            fn add(self, o: Self) -> Self {
+                Self::of(self.0 + o.0)
+            }
+        }
+    };
+}
+step!(f32);
+step!(f64);
+
+/// An `Eigen::half` accumulator, held as its float32 value: each sum is computed in float32 and
+/// rounded to float16 (the AVX `padd` of `Packet8h` and the scalar `operator+` alike). Halves
+/// convert to normal float32s, so no step meets the flush bits.
+#[derive(Clone, Copy)]
+struct Half(f32);
+
+impl Acc for Half {
+    fn zero() -> Half {
+        Half(0.0)
+    }
+    fn add(self, o: Half) -> Half {
+        Half(round_to(DType::FLOAT16, self.0 + o.0))
+    }
+}
+
+/// Eigen's `predux` of a packet: its halves added lane by lane until one lane is left (AVX's
+/// `Packet8f`: lanes `i + 4`, then `i + 2`, then `i + 1`).
+fn tree<T: Acc, const P: usize>(p: [T; P]) -> T {
+    let mut v = p.to_vec();
+    while v.len() > 1 {
+        let h = v.len() / 2;
+        v = (0..h).map(|i| v[i].add(v[i + h])).collect();
+    }
+    v[0]
+}
+
+/// `predux` of a `Packet8h`: the lanes in float32, rounded once to float16.
+fn half_tree(p: [Half; 8]) -> Half {
+    let t = tree(p.map(|h| Step::<f32, false>(h.0)));
+    Half(round_to(DType::FLOAT16, t.0))
+}
+
+/// Eigen's `InnerMostDimReducer` over one line of `P`-lane packets: lines longer than `P · leaf`
+/// split in two at a packet boundary past half, each half reduced alone and added to zero in
+/// order; shorter ones 4 packet accumulators over whole blocks of `4P` (added as `((p0 + p1) +
+/// p2) + p3`), then the remaining whole packets into the first, the tail one by one from zero,
+/// and the tail plus the packet's `predux`.
+fn eigen_line<T: Acc, const P: usize>(v: &[T], leaf: usize, predux: fn([T; P]) -> T) -> T {
+    let n = v.len();
+    if n > P * leaf {
+        let left = (P * n.div_ceil(2).div_ceil(P)).min(n);
+        let acc = T::zero().add(eigen_line(&v[..left], leaf, predux));
+        return if left < n {
+            acc.add(eigen_line(&v[left..], leaf, predux))
+        } else {
+            acc
+        };
+    }
+    let packet = |j: usize| -> [T; P] { std::array::from_fn(|k| v[j + k]) };
+    let mut p = <[T; P]>::zero();
+    let mut start = 0;
+    if n >= 4 * P {
+        let whole = n / (4 * P) * (4 * P);
+        let mut acc = [<[T; P]>::zero(); 4];
+        for j in (0..whole).step_by(4 * P) {
+            for (a, acc) in acc.iter_mut().enumerate() {
+                *acc = acc.add(packet(j + a * P));
+            }
+        }
+        p = acc[0].add(acc[1]).add(acc[2]).add(acc[3]);
+        start = whole;
+    }
+    let vectorised = n / P * P;
+    for j in (start..vectorised).step_by(P) {
+        p = p.add(packet(j));
+    }
+    let tail = v[vectorised..].iter().fold(T::zero(), |s, &x| s.add(x));
+    tail.add(predux(p))
+}
+
+/// Eigen's sums of `v` (each element in the accumulator type) as `[outer, len, inner]`: a line
+/// of adjacent elements by [`eigen_line`]; along any other axis each result element from zero
+/// row after row, save where it lies in a whole output packet of `P` within one row of the
+/// output's last dimension and `len ≥ 16` (`InnerMostDimPreserver`): then 4 accumulators over
+/// the rows by `j mod 4`, added in order, and the last `len mod 4` rows onto them. A single
+fn eigen<T: Acc, const P: usize>(
+    v: &[T],
+    (outer, len, inner): (usize, usize, usize),
+    leaf: usize,
+    predux: fn([T; P]) -> T,
+) -> Vec<T> {
+    let outputs = outer * inner;
+    let packets_end = outputs - outputs % P;
+    let mut out = Vec::with_capacity(outputs);
+    for o in 0..outer {
+        let base = o * len * inner;
+        for i in 0..inner {
+            if inner == 1 {
+                out.push(eigen_line(&v[base..base + len], leaf, predux));
+                continue;
+            }
+            let row = |k: usize| v[base + k * inner + i];
+            let e = o * inner + i;
+            let first = e - e % P;
+            let in_packet = first < packets_end && first % inner + P <= inner;
+            let s = if in_packet && len >= 16 {
+                let whole = len / 4 * 4;
+                let mut acc = [T::zero(); 4];
+                for k in 0..whole {
+                    acc[k % 4] = acc[k % 4].add(row(k));
+                }
+                let s = acc[0].add(acc[1]).add(acc[2]).add(acc[3]);
+                (whole..len).fold(s, |s, k| s.add(row(k)))
+            } else {
+                (0..len).fold(T::zero(), |s, k| s.add(row(k)))
+            };
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The sums of `a` in TensorFlow's CPU order (`SumOrder::Eigen`: Eigen's reductions on one
+/// thread, AVX packets of 8 float32, 4 float64 or complex64, 2 complex128 and 8 float16;
+/// bfloat16 summed as float32 and rounded once), under the DAZ and FTZ bits when `flush`;
+/// `None` for a dtype TensorFlow does not sum in floats.
+pub(super) fn eigen_sums(
+    a: &Array,
+    outer: usize,
+    len: usize,
+    inner: usize,
+    flush: bool,
+) -> Option<Vec<[u64; 2]>> {
+    // A single summed element is copied, subnormal or −0.0 as it is: TensorFlow drops a
+    // dimension of size 1 before it reduces, and reduces nothing then.
+    if len == 1 && a.dtype.float_format().is_some() {
+        return Some(a.bits());
+    }
+    if flush {
+        eigen_flushed::<true>(a, (outer, len, inner))
+    } else {
+        eigen_flushed::<false>(a, (outer, len, inner))
+    }
+}
+
+fn eigen_flushed<const FLUSH: bool>(
+    a: &Array,
+    dims: (usize, usize, usize),
+) -> Option<Vec<[u64; 2]>> {
+    let d = a.dtype;
+    let f = d.float_format()?;
+    let n = dims.0 * dims.1 * dims.2;
+    let real = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
+    const LEAF: usize = 1024;
+    let bits = match d {
+        DType::Float64 => {
+            let v: Vec<Step<f64, FLUSH>> =
+                (0..n).map(|j| Step::<f64, FLUSH>::of(real(j))).collect();
+            let s = eigen::<_, 4>(&v, dims, LEAF, tree);
+            s.iter().map(|x| [encode(&f, x.0), 0]).collect()
+        }
+        DType::Float32 | DType::BFLOAT16 => {
+            let v: Vec<Step<f32, FLUSH>> = (0..n)
+                .map(|j| Step::<f32, FLUSH>::of(real(j) as f32))
+                .collect();
+            let s = eigen::<_, 8>(&v, dims, LEAF, tree);
+            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
+        }
+        // `LeafSize<half>` is 200.
+        DType::FLOAT16 => {
+            let v: Vec<Half> = (0..n).map(|j| Half(real(j) as f32)).collect();
+            let s = eigen::<_, 8>(&v, dims, 200, half_tree);
+            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
+        }
+        DType::Complex64 => {
+            let v: Vec<(Step<f32, FLUSH>, Step<f32, FLUSH>)> = (0..n)
+                .map(|j| {
+                    let (re, im) = complex_at(a, j, d);
+                    (
+                        Step::<f32, FLUSH>::of(re as f32),
+                        Step::<f32, FLUSH>::of(im as f32),
+                    )
+                })
+                .collect();
+            let s = eigen::<_, 4>(&v, dims, LEAF, tree);
+            s.iter()
+                .map(|(re, im)| [encode(&f, re.0 as f64), encode(&f, im.0 as f64)])
+                .collect()
+        }
+        DType::Complex128 => {
+            let v: Vec<(Step<f64, FLUSH>, Step<f64, FLUSH>)> = (0..n)
+                .map(|j| {
+                    let (re, im) = complex_at(a, j, d);
+                    (Step::<f64, FLUSH>::of(re), Step::<f64, FLUSH>::of(im))
+                })
+                .collect();
+            let s = eigen::<_, 2>(&v, dims, LEAF, tree);
+            s.iter()
+                .map(|(re, im)| [encode(&f, re.0), encode(&f, im.0)])
+                .collect()
+        }
+        _ => return None,
+    };
+    Some(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> Array {
+        let bits: Vec<[u64; 2]> = v.iter().map(|x| [x.to_bits() as u64, 0]).collect();
+        Array::from_bits(DType::Float32, vec![v.len()], &bits).unwrap()
+    }
+
+    fn eigen_f32(v: &[f32], flush: bool) -> u32 {
+        let s = eigen_sums(&f32s(v), 1, v.len(), 1, flush).unwrap();
+        s[0][0] as u32
+    }
+
+    /// Measured on TensorFlow 2.21 (`tf.reduce_sum`, one thread): Eigen's accumulators start
+    /// at +0.0, a single element is copied, and the DAZ and FTZ bits flush every step.
+    #[test]
+    fn eigen_starts_from_positive_zero_and_copies_one_element() {
+        assert_eq!(eigen_f32(&[-0.0; 3], true), 0);
+        assert_eq!(eigen_f32(&[-0.0], true), 0x8000_0000);
+        assert_eq!(eigen_f32(&[1e-40], true), 1e-40f32.to_bits());
+        assert_eq!(eigen_f32(&[1e-40, 1e-40], true), 0);
+        assert_eq!(
+            eigen_f32(&[1e-40, 1e-40], false),
+            (2.0 * 1e-40f32).to_bits()
+        );
+    }
+
+    /// 33 float32 elements: 2^24 at 4 and ones at 20 and 28 (lane 4 of the first, third and
+    /// fourth packet accumulators). TensorFlow gives 2^24 (measured): the accumulators add in
+    /// order, so each one meets 2^24 alone and rounds away; `(p0 + p1) + (p2 + p3)` would give
+    /// 2^24 + 2.
+    #[test]
+    fn eigen_adds_its_four_packet_accumulators_in_order() {
+        let mut v = [0.0f32; 33];
+        v[4] = 16_777_216.0;
+        v[20] = 1.0;
+        v[28] = 1.0;
+        assert_eq!(eigen_f32(&v, true), 16_777_216f32.to_bits());
+        // 2^24 at 14 (the second accumulator), ones at 22 and 30 (the third and fourth).
+        let mut v = [0.0f32; 33];
+        v[14] = 16_777_216.0;
+        v[22] = 1.0;
+        v[30] = 1.0;
+        assert_eq!(eigen_f32(&v, true), 16_777_216f32.to_bits());
+    }
 }
