@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Measures the order in which NumPy's `np.sum`, PyTorch's `torch.sum` or TensorFlow's
-`tf.reduce_sum` (on one thread, as scripts/oracle_tensorflow.py sets it) adds float and
+"""Measures the order in which NumPy's `np.sum`, PyTorch's `torch.sum`, TensorFlow's
+`tf.reduce_sum` (on one thread, as scripts/oracle_tensorflow.py sets it) or `jax.numpy.sum`
+(jax_enable_x64, CPU) adds float and
 complex arrays (the `[kernels] sum_order` convention, docs/kernels.md), live, and writes
 tests/data/kernels/<LIB>_sums_cases.jsonl and _expected.jsonl. Usage, from the repository
 root, in an environment with the library (and ml_dtypes):
 
-    scripts/oracle_sums.py numpy|torch|tensorflow [SEED] [CASES]
+    scripts/oracle_sums.py numpy|torch|tensorflow|jax [SEED] [CASES]
 
 Each case sums one random C-contiguous array (tensor) of float16, bfloat16, float32, float64,
 complex64 or complex128 (NumPy: also float8_e4m3fn and float8_e5m2), whole or along an axis,
@@ -14,7 +15,7 @@ accumulators; PyTorch's vectors), more (NumPy splits in two; PyTorch's chunks of
 same lines behind dimensions of size 1, and axes whose rows are added one after another or 4
 columns at once; for TensorFlow also lines across Eigen's changes (4 packet accumulators from
 32 float32 elements, the split in two past 1,024 packets, 200 for float16) and axes of 16 rows
-or more (Eigen's 4 accumulators by row). The values are random magnitudes (10^-3 to 10^3, a few ±0, ±inf, NaN, subnormals and
+or more (Eigen's 4 accumulators by row); for JAX lines across XLA's 32-element windows. The values are random magnitudes (10^-3 to 10^3, a few ±0, ±inf, NaN, subnormals and
 each dtype's largest values), so that the order shows in the last place.
 """
 import math
@@ -28,8 +29,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.simplefilter("ignore")
 LIB = sys.argv[1] if len(sys.argv) > 1 else ""
-if LIB not in ("numpy", "torch", "tensorflow"):
-    sys.exit("usage: scripts/oracle_sums.py numpy|torch|tensorflow [SEED] [CASES]")
+if LIB not in ("numpy", "torch", "tensorflow", "jax"):
+    sys.exit("usage: scripts/oracle_sums.py numpy|torch|tensorflow|jax [SEED] [CASES]")
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 20261129)
 CASES = int(sys.argv[3]) if len(sys.argv) > 3 else 1500
 
@@ -44,6 +45,15 @@ if LIB == "numpy":
 
     def sum_of(x, axis):
         return np.sum(x, axis=axis)
+elif LIB == "jax":
+    import fuzz_adapter_jax as lib  # noqa: E402
+    import jax.numpy as jnp  # noqa: E402
+
+    DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
+    version = lib.version
+
+    def sum_of(x, axis):
+        return jnp.sum(x, axis=axis)
 elif LIB == "tensorflow":
     import oracle_tensorflow as lib  # noqa: E402
     import tensorflow as tf  # noqa: E402
@@ -67,6 +77,9 @@ else:
 SHAPES = [(1,), (3,), (7,), (8,), (9,), (16,), (20,), (33,), (40,), (64,), (127,), (128,),
           (129,), (200,), (300,), (1000,), (2, 3), (3, 5), (2, 20), (5, 40), (3, 130),
           (129, 2), (4, 3, 5), (2, 40, 1), (40, 1), (300, 1), (1, 40), (3, 1, 70), (1, 1, 9)]
+if LIB == "jax":
+    SHAPES += [(32,), (63,), (64,), (65,), (96,), (97,), (1025,), (3000,), (33, 3), (2, 33, 2),
+               (1, 1), (0, 3)]
 if LIB == "tensorflow":
     SHAPES += [(24,), (31,), (32,), (63,), (65,), (1601,), (1700,), (4100,), (8193,), (9000,),
                (16, 3), (16, 9), (17, 8), (20, 16), (33, 5), (3, 16, 8), (2, 18, 12), (5, 1),

@@ -122,6 +122,7 @@ fn kernel_conventions_are_generated() {
             bool_multiply: BoolMultiply::Select,
             clip_composition: ClipComposition::Chained,
             broadcast_divisor: BroadcastDivisor::Reciprocal,
+            sum_order: SumOrder::Xla,
             ..Semantics::default()
         }
     );

@@ -1059,21 +1059,46 @@ fn floats_past_an_integers_range_cast_as_each_librarys_scalar_loop() {
     }
 }
 
-/// `np.sum`, `torch.sum` and `tf.reduce_sum` of 1,500 random C-contiguous float and complex
-/// arrays each (NumPy: ml_dtypes' float8s too), whole or along an axis (shapes of 1 to 1,000
-/// elements, dimensions of size 1 among them; TensorFlow's up to 9,000), measured live on
-/// NumPy 2.4.6, PyTorch 2.15 and TensorFlow 2.21 by `scripts/oracle_sums.py`: each library's
-/// order (`sum_order = "numpy"`: pairwise along adjacent elements, rows one by one, ml_dtypes
-/// step by step; `"torch"`: cascade sums over AVX2 vectors; `"eigen"`: Eigen's packet
-/// reductions) gives every bit; the exact sum rounded once differs on the cases counted.
+/// `np.sum`, `torch.sum`, `tf.reduce_sum` and `jnp.sum` of 1,500 random C-contiguous float
+/// and complex arrays each (NumPy: ml_dtypes' float8s too), whole or along an axis (shapes of 1
+/// to 1,000 elements, dimensions of size 1 among them; TensorFlow's up to 9,000, JAX's 3,000),
+/// measured live on NumPy 2.4.6, PyTorch 2.15, TensorFlow 2.21 and jax 0.10.2 by
+/// `scripts/oracle_sums.py`: each library's order (`sum_order = "numpy"`: pairwise along
+/// adjacent elements, rows one by one, ml_dtypes step by step; `"torch"`: cascade sums over
+/// AVX2 vectors; `"eigen"`: Eigen's packet reductions; `"xla"`: XLA's 32-element windows) gives
+/// every bit but, for JAX, 6 sums of a whole (2, 3) array of float64 or complex, which XLA adds
+/// row by row (its order over several dimensions is not modelled); the exact sum rounded once
+/// differs on the cases counted.
 #[test]
 fn sums_add_in_each_librarys_order() {
     use typejoin::op::{Semantics, SumOrder};
-    for (policy, exact_differs) in [("numpy", 309), ("torch", 300), ("tensorflow", 332)] {
+    let several_dims = |c: &serde_json::Value| {
+        c["axis"].is_null()
+            && c["args"][0]["shape"]
+                .as_array()
+                .is_some_and(|s| s.len() > 1)
+    };
+    for (policy, own_differs, exact_differs) in [
+        ("numpy", 0, 309),
+        ("torch", 0, 300),
+        ("tensorflow", 0, 332),
+        ("jax", 6, 264),
+    ] {
         let stem = format!("{policy}_sums");
         let measured = typejoin::policy(policy).unwrap();
-        let none = known_differences_of(measured, &stem, 1500, |_, _, _, _| "differ");
-        assert_eq!(none, [].into_iter().collect(), "{policy}");
+        let own = known_differences_of(measured, &stem, 1500, |c, _, _, _| {
+            if several_dims(c) {
+                "a sum over several dimensions"
+            } else {
+                "differ"
+            }
+        });
+        let want: std::collections::BTreeMap<&str, usize> =
+            [("a sum over several dimensions", own_differs)]
+                .into_iter()
+                .filter(|&(_, n)| n > 0)
+                .collect();
+        assert_eq!(own, want, "{policy}");
         let exact = Generated {
             semantics: Semantics {
                 sum_order: SumOrder::Exact,
@@ -1257,16 +1282,16 @@ fn jax_complex_division_is_xlas() {
     assert_eq!(both, [("differ", 2)].into_iter().collect());
 }
 
-/// JAX 0.10.2 (x64, CPU) measured live by `scripts/fuzz_libraries.py jax --seed 99402 --cases
-/// 2000 --record jax_fuzz`: random calls as a user's program makes them, run by the `jax`
-/// policy with JAX's own values (XLA's `floor_divide` and `remainder`, its integer division by
-/// zero, flushed subnormals, lexicographic complex order, XLA's complex division, division by a
-/// broadcast divisor as a reciprocal, `bool · x` as a select, `clip` as `jnp.clip` chains it,
-/// Python ints converted to the computation dtype). Every case answers as JAX does, bit for bit
-/// (before the complex division, the select and the chained clip were modelled, 20 differed).
+/// JAX 0.10.2 (x64, CPU) measured live by `scripts/fuzz_libraries.py jax --seed 200062 --cases
+/// 5000 --record jax_fuzz`: random calls of every op as a user's program makes them (`sum` and
+/// `astype` among them), run by the `jax` policy with JAX's own values (XLA's `floor_divide`
+/// and `remainder`, its integer division by zero, flushed subnormals, lexicographic complex
+/// order, XLA's complex division, division by a broadcast divisor as a reciprocal, `bool · x`
+/// as a select, `clip` as `jnp.clip` chains it, Python ints converted to the computation dtype,
+/// sums in XLA's windows). Every case answers as JAX does, bit for bit.
 #[test]
 fn every_jax_fuzz_case_is_bit_exact() {
-    let differ = known_differences("jax", "jax_fuzz", 2000, |_, _, _, _| "differ");
+    let differ = known_differences("jax", "jax_fuzz", 5000, |_, _, _, _| "differ");
     assert_eq!(differ, [].into_iter().collect());
 }
 

@@ -179,9 +179,10 @@ pub fn apply_with(
         }
     } else if op == OpId::SUM {
         let a = array_arg(args, 0, name)?;
-        // Eigen's order flushes each step itself, and copies a lone summed element as it is.
+        // Eigen's and XLA's orders flush each step themselves, and copy a lone summed element
+        // as it is.
         if policy.semantics.subnormals == Subnormals::Flush
-            && policy.semantics.sum_order != SumOrder::Eigen
+            && !matches!(policy.semantics.sum_order, SumOrder::Eigen | SumOrder::Xla)
         {
             // Read and written as a library that flushes subnormals sums (its partial sums are
             // exact here).

@@ -147,6 +147,13 @@ pub(super) fn sum_within(
         }
     };
     let conv = try_astype(a, acc)?;
+    if policy.semantics.sum_order != SumOrder::Exact {
+        // A library's order holds at once each result in its accumulators and in bits, and
+        // the operand in its accumulator type: what does not fit is a `memory` error here,
+        // not an abort there (a sum over an empty axis can name 2^28 complex results).
+        let held = (outer * inner).saturating_mul(2).saturating_add(a.len());
+        drop(try_vec::<[u64; 2]>(held)?);
+    }
     let ordered = match policy.semantics.sum_order {
         SumOrder::Exact => None,
         SumOrder::NumPy => sum_order::numpy(&conv, outer, len, inner),
@@ -154,6 +161,11 @@ pub(super) fn sum_within(
         SumOrder::Eigen => {
             let flush = policy.semantics.subnormals == Subnormals::Flush;
             sum_order::eigen_sums(&conv, outer, len, inner, flush)
+        }
+        SumOrder::Xla => {
+            let flush = policy.semantics.subnormals == Subnormals::Flush;
+            let full = axis.is_none().then_some(&a.shape[..]);
+            sum_order::xla_sums(&conv, (outer, len, inner), full, flush)
         }
     };
     if let Some(bits) = ordered {

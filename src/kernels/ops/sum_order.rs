@@ -1,7 +1,8 @@
 //! Float and complex sums in a library's order (`sum_order`), each step rounded as the library
 //! rounds it: NumPy's `pairwise_sum` (numpy/_core/src/umath/loops_utils.h.src), PyTorch's
 //! `cascade_sum` (aten/src/ATen/native/cpu/SumKernel.cpp), Eigen's tensor reductions
-//! (unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h, as TensorFlow runs them). Both take the operand already in the
+//! (unsupported/Eigen/CXX11/src/Tensor/TensorReduction.h, as TensorFlow runs them), XLA's CPU
+//! reductions after its `TreeReductionRewriter` (xla/hlo/transforms/simplifiers). Both take the operand already in the
 //! accumulator dtype as `[outer, len, inner]` (the summed axis in the middle) and give each
 //! result element's bits, or `None` for a dtype they do not sum in floats.
 
@@ -622,6 +623,165 @@ fn eigen_flushed<const FLUSH: bool>(
     Some(bits)
 }
 
+/// XLA's `TreeReductionRewriter` window (`reduce_window_size` on CPU).
+const XLA_WINDOW: usize = 32;
+
+/// XLA's sum over an array of `dims` (row-major, each element in the accumulator type), every
+/// dimension reduced: where every dimension holds at most 32 elements, its loops add them in
+/// row-major order from zero; else `TreeReductionRewriter` first sums windows of
+/// `min(d, 32)` elements along each dimension (padded `SAME`, the lower half of the padding
+/// first), each window in row-major order from zero, and reduces the windows' sums again.
+fn xla_reduce<T: Acc>(v: &[T], dims: &[usize]) -> T {
+    if dims.iter().all(|&d| d <= XLA_WINDOW) {
+        return v.iter().fold(T::zero(), |s, &x| s.add(x));
+    }
+    let window: Vec<usize> = dims.iter().map(|&d| d.min(XLA_WINDOW)).collect();
+    let windows: Vec<usize> = dims
+        .iter()
+        .zip(&window)
+        .map(|(&d, &w)| d.div_ceil(w))
+        .collect();
+    let low: Vec<usize> = dims
+        .iter()
+        .zip(&window)
+        .zip(&windows)
+        .map(|((&d, &w), &k)| (k * w - d) / 2)
+        .collect();
+    let count: usize = windows.iter().product();
+    let mut sums = Vec::with_capacity(count);
+    let mut at = vec![0usize; dims.len()];
+    for _ in 0..count {
+        // The window's elements in row-major order, the padding's zeros skipped.
+        let mut s = T::zero();
+        let mut k = vec![0usize; dims.len()];
+        'elements: loop {
+            let mut flat = 0;
+            let mut inside = true;
+            for d in 0..dims.len() {
+                let i = (at[d] * window[d] + k[d]).wrapping_sub(low[d]);
+                inside &= i < dims[d];
+                flat = flat * dims[d] + i.min(dims[d].saturating_sub(1));
+            }
+            if inside {
+                s = s.add(v[flat]);
+            }
+            for d in (0..dims.len()).rev() {
+                k[d] += 1;
+                if k[d] < window[d] {
+                    continue 'elements;
+                }
+                k[d] = 0;
+            }
+            break;
+        }
+        sums.push(s);
+        for d in (0..dims.len()).rev() {
+            at[d] += 1;
+            if at[d] < windows[d] {
+                break;
+            }
+            at[d] = 0;
+        }
+    }
+    xla_reduce(&sums, &windows)
+}
+
+/// The sums of `a` (already in the accumulator dtype, `[outer, len, inner]`, or every element
+/// of `full`'s dimensions) in XLA's CPU order (`SumOrder::Xla`): [`xla_reduce`] over each
+/// line, or over the whole array's dimensions of more than one element; under the DAZ and FTZ
+/// bits when `flush`. float16 and bfloat16 sum in float32, rounded once (`jnp.sum` upcasts
+/// them); a single summed element is copied (XLA drops a dimension of size 1). `None` for a
+/// dtype XLA does not sum in floats.
+pub(super) fn xla_sums(
+    a: &Array,
+    (outer, len, inner): (usize, usize, usize),
+    full: Option<&[usize]>,
+    flush: bool,
+) -> Option<Vec<[u64; 2]>> {
+    if len == 1 && a.dtype.float_format().is_some() {
+        return Some(a.bits());
+    }
+    let dims: Vec<usize> = match full {
+        Some(shape) => shape.iter().copied().filter(|&d| d != 1).collect(),
+        None => vec![len],
+    };
+    if flush {
+        xla_flushed::<true>(a, (outer, len, inner), &dims)
+    } else {
+        xla_flushed::<false>(a, (outer, len, inner), &dims)
+    }
+}
+
+fn xla_flushed<const FLUSH: bool>(
+    a: &Array,
+    (outer, len, inner): (usize, usize, usize),
+    dims: &[usize],
+) -> Option<Vec<[u64; 2]>> {
+    let d = a.dtype;
+    let f = d.float_format()?;
+    fn lines<T: Acc>(
+        v: &[T],
+        (outer, len, inner): (usize, usize, usize),
+        dims: &[usize],
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(outer * inner);
+        for o in 0..outer {
+            for i in 0..inner {
+                let line: Vec<T> = (0..len).map(|k| v[(o * len + k) * inner + i]).collect();
+                out.push(xla_reduce(&line, dims));
+            }
+        }
+        out
+    }
+    let n = outer * len * inner;
+    let dims3 = (outer, len, inner);
+    let real = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
+    let bits = match d {
+        DType::Float64 => {
+            let v: Vec<Step<f64, FLUSH>> =
+                (0..n).map(|j| Step::<f64, FLUSH>::of(real(j))).collect();
+            let s = lines(&v, dims3, dims);
+            s.iter().map(|x| [encode(&f, x.0), 0]).collect()
+        }
+        DType::Float32 | DType::FLOAT16 | DType::BFLOAT16 => {
+            let v: Vec<Step<f32, FLUSH>> = (0..n)
+                .map(|j| Step::<f32, FLUSH>::of(real(j) as f32))
+                .collect();
+            let s = lines(&v, dims3, dims);
+            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
+        }
+        DType::Complex64 => {
+            let v: Vec<(Step<f32, FLUSH>, Step<f32, FLUSH>)> = (0..n)
+                .map(|j| {
+                    let (re, im) = complex_at(a, j, d);
+                    (
+                        Step::<f32, FLUSH>::of(re as f32),
+                        Step::<f32, FLUSH>::of(im as f32),
+                    )
+                })
+                .collect();
+            let s = lines(&v, dims3, dims);
+            s.iter()
+                .map(|(re, im)| [encode(&f, re.0 as f64), encode(&f, im.0 as f64)])
+                .collect()
+        }
+        DType::Complex128 => {
+            let v: Vec<(Step<f64, FLUSH>, Step<f64, FLUSH>)> = (0..n)
+                .map(|j| {
+                    let (re, im) = complex_at(a, j, d);
+                    (Step::<f64, FLUSH>::of(re), Step::<f64, FLUSH>::of(im))
+                })
+                .collect();
+            let s = lines(&v, dims3, dims);
+            s.iter()
+                .map(|(re, im)| [encode(&f, re.0), encode(&f, im.0)])
+                .collect()
+        }
+        _ => return None,
+    };
+    Some(bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -667,5 +827,25 @@ mod tests {
         v[22] = 1.0;
         v[30] = 1.0;
         assert_eq!(eigen_f32(&v, true), 16_777_216f32.to_bits());
+    }
+
+    /// 100 float32 elements summed by jax 0.10.2: 2^24 at 0 and ones at 32 and at 18 or 49 give
+    /// 2^24 + 2, at 32 and 17 or 50 give 2^24 (measured): XLA's windows of 32 are padded by 14
+    /// on each side, so elements 18 to 49 share a window, 17 is in the first, with 2^24, and
+    /// 50 in the third.
+    #[test]
+    fn xla_sums_in_windows_of_32_padded_evenly() {
+        let sum = |ones: [usize; 2]| {
+            let mut v = vec![Step::<f32, true>(0.0); 100];
+            v[0] = Step(16_777_216.0);
+            for i in ones {
+                v[i] = Step(1.0);
+            }
+            xla_reduce(&v, &[100]).0
+        };
+        assert_eq!(sum([32, 18]), 16_777_218.0);
+        assert_eq!(sum([32, 17]), 16_777_216.0);
+        assert_eq!(sum([32, 49]), 16_777_218.0);
+        assert_eq!(sum([32, 50]), 16_777_216.0);
     }
 }
