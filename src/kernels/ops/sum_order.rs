@@ -555,40 +555,69 @@ pub(super) fn eigen_sums(
     if len == 1 && a.dtype.float_format().is_some() {
         return Some(a.bits());
     }
+    let order = Eigen((outer, len, inner));
     if flush {
-        eigen_flushed::<true>(a, (outer, len, inner))
+        in_floats::<_, true>(a, &order)
     } else {
-        eigen_flushed::<false>(a, (outer, len, inner))
+        in_floats::<_, false>(a, &order)
     }
 }
 
-fn eigen_flushed<const FLUSH: bool>(
-    a: &Array,
-    dims: (usize, usize, usize),
-) -> Option<Vec<[u64; 2]>> {
+/// A library's order of summing, over any accumulator: the dtype dispatch of [`in_floats`]
+/// is the orders' one.
+trait Order {
+    /// float16 sums as `Eigen::half` does, each step rounded to float16, rather than in
+    /// float32 rounded once.
+    const HALF_STEPS: bool;
+    /// The sums of `v`, each element in the accumulator type, with `P`-lane packets of
+    /// `predux` where the order has packets and lines split past `P · leaf` elements.
+    fn sums<T: Acc, const P: usize>(&self, v: &[T], leaf: usize, predux: fn([T; P]) -> T)
+    -> Vec<T>;
+}
+
+/// Eigen's order over `[outer, len, inner]` ([`eigen`]).
+struct Eigen((usize, usize, usize));
+
+impl Order for Eigen {
+    const HALF_STEPS: bool = true;
+    fn sums<T: Acc, const P: usize>(
+        &self,
+        v: &[T],
+        leaf: usize,
+        predux: fn([T; P]) -> T,
+    ) -> Vec<T> {
+        eigen(v, self.0, leaf, predux)
+    }
+}
+
+/// The sums of `a` (in its accumulator dtype) in `order`, each element read as the order's
+/// accumulator (under the DAZ and FTZ bits when `FLUSH`) and each sum rounded into the dtype:
+/// the packets AVX holds (8 float32 or float16, 4 float64 or complex64, 2 complex128),
+/// bfloat16 in float32; `None` for a dtype without float sums.
+fn in_floats<O: Order, const FLUSH: bool>(a: &Array, order: &O) -> Option<Vec<[u64; 2]>> {
     let d = a.dtype;
     let f = d.float_format()?;
-    let n = dims.0 * dims.1 * dims.2;
+    let n = a.len();
     let real = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
     const LEAF: usize = 1024;
     let bits = match d {
         DType::Float64 => {
             let v: Vec<Step<f64, FLUSH>> =
                 (0..n).map(|j| Step::<f64, FLUSH>::of(real(j))).collect();
-            let s = eigen::<_, 4>(&v, dims, LEAF, tree);
+            let s = order.sums::<_, 4>(&v, LEAF, tree);
             s.iter().map(|x| [encode(&f, x.0), 0]).collect()
         }
-        DType::Float32 | DType::BFLOAT16 => {
+        // `LeafSize<half>` is 200.
+        DType::FLOAT16 if O::HALF_STEPS => {
+            let v: Vec<Half> = (0..n).map(|j| Half(real(j) as f32)).collect();
+            let s = order.sums::<_, 8>(&v, 200, half_tree);
+            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
+        }
+        DType::Float32 | DType::BFLOAT16 | DType::FLOAT16 => {
             let v: Vec<Step<f32, FLUSH>> = (0..n)
                 .map(|j| Step::<f32, FLUSH>::of(real(j) as f32))
                 .collect();
-            let s = eigen::<_, 8>(&v, dims, LEAF, tree);
-            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
-        }
-        // `LeafSize<half>` is 200.
-        DType::FLOAT16 => {
-            let v: Vec<Half> = (0..n).map(|j| Half(real(j) as f32)).collect();
-            let s = eigen::<_, 8>(&v, dims, 200, half_tree);
+            let s = order.sums::<_, 8>(&v, LEAF, tree);
             s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
         }
         DType::Complex64 => {
@@ -601,7 +630,7 @@ fn eigen_flushed<const FLUSH: bool>(
                     )
                 })
                 .collect();
-            let s = eigen::<_, 4>(&v, dims, LEAF, tree);
+            let s = order.sums::<_, 4>(&v, LEAF, tree);
             s.iter()
                 .map(|(re, im)| [encode(&f, re.0 as f64), encode(&f, im.0 as f64)])
                 .collect()
@@ -613,7 +642,7 @@ fn eigen_flushed<const FLUSH: bool>(
                     (Step::<f64, FLUSH>::of(re), Step::<f64, FLUSH>::of(im))
                 })
                 .collect();
-            let s = eigen::<_, 2>(&v, dims, LEAF, tree);
+            let s = order.sums::<_, 2>(&v, LEAF, tree);
             s.iter()
                 .map(|(re, im)| [encode(&f, re.0), encode(&f, im.0)])
                 .collect()
@@ -705,81 +734,37 @@ pub(super) fn xla_sums(
         Some(shape) => shape.iter().copied().filter(|&d| d != 1).collect(),
         None => vec![len],
     };
+    let order = Xla {
+        lines: (outer, len, inner),
+        dims: &dims,
+    };
     if flush {
-        xla_flushed::<true>(a, (outer, len, inner), &dims)
+        in_floats::<_, true>(a, &order)
     } else {
-        xla_flushed::<false>(a, (outer, len, inner), &dims)
+        in_floats::<_, false>(a, &order)
     }
 }
 
-fn xla_flushed<const FLUSH: bool>(
-    a: &Array,
-    (outer, len, inner): (usize, usize, usize),
-    dims: &[usize],
-) -> Option<Vec<[u64; 2]>> {
-    let d = a.dtype;
-    let f = d.float_format()?;
-    fn lines<T: Acc>(
-        v: &[T],
-        (outer, len, inner): (usize, usize, usize),
-        dims: &[usize],
-    ) -> Vec<T> {
+/// XLA's order over `[outer, len, inner]`, each line (or the whole array) reduced over `dims`
+/// ([`xla_reduce`]); it has no packets.
+struct Xla<'a> {
+    lines: (usize, usize, usize),
+    dims: &'a [usize],
+}
+
+impl Order for Xla<'_> {
+    const HALF_STEPS: bool = false;
+    fn sums<T: Acc, const P: usize>(&self, v: &[T], _: usize, _: fn([T; P]) -> T) -> Vec<T> {
+        let (outer, len, inner) = self.lines;
         let mut out = Vec::with_capacity(outer * inner);
         for o in 0..outer {
             for i in 0..inner {
                 let line: Vec<T> = (0..len).map(|k| v[(o * len + k) * inner + i]).collect();
-                out.push(xla_reduce(&line, dims));
+                out.push(xla_reduce(&line, self.dims));
             }
         }
         out
     }
-    let n = outer * len * inner;
-    let dims3 = (outer, len, inner);
-    let real = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
-    let bits = match d {
-        DType::Float64 => {
-            let v: Vec<Step<f64, FLUSH>> =
-                (0..n).map(|j| Step::<f64, FLUSH>::of(real(j))).collect();
-            let s = lines(&v, dims3, dims);
-            s.iter().map(|x| [encode(&f, x.0), 0]).collect()
-        }
-        DType::Float32 | DType::FLOAT16 | DType::BFLOAT16 => {
-            let v: Vec<Step<f32, FLUSH>> = (0..n)
-                .map(|j| Step::<f32, FLUSH>::of(real(j) as f32))
-                .collect();
-            let s = lines(&v, dims3, dims);
-            s.iter().map(|x| [encode(&f, x.0 as f64), 0]).collect()
-        }
-        DType::Complex64 => {
-            let v: Vec<(Step<f32, FLUSH>, Step<f32, FLUSH>)> = (0..n)
-                .map(|j| {
-                    let (re, im) = complex_at(a, j, d);
-                    (
-                        Step::<f32, FLUSH>::of(re as f32),
-                        Step::<f32, FLUSH>::of(im as f32),
-                    )
-                })
-                .collect();
-            let s = lines(&v, dims3, dims);
-            s.iter()
-                .map(|(re, im)| [encode(&f, re.0 as f64), encode(&f, im.0 as f64)])
-                .collect()
-        }
-        DType::Complex128 => {
-            let v: Vec<(Step<f64, FLUSH>, Step<f64, FLUSH>)> = (0..n)
-                .map(|j| {
-                    let (re, im) = complex_at(a, j, d);
-                    (Step::<f64, FLUSH>::of(re), Step::<f64, FLUSH>::of(im))
-                })
-                .collect();
-            let s = lines(&v, dims3, dims);
-            s.iter()
-                .map(|(re, im)| [encode(&f, re.0), encode(&f, im.0)])
-                .collect()
-        }
-        _ => return None,
-    };
-    Some(bits)
 }
 
 #[cfg(test)]
