@@ -589,8 +589,8 @@ conventions! {
         /// accumulators by row mod 4 added in order. float16 adds in float32 rounded each step
         /// (lanes in float32, rounded once); bfloat16 sums as float32, rounded once; a single
         /// summed element is copied (−0.0 and subnormals kept); under `subnormals = "flush"`
-        /// every float32 and float64 step flushes. Measured on 1,800 random tensors of every float
-        /// and complex dtype, shape and axis and sums of up to 40,000 elements (TensorFlow 2.21,
+        /// every float32 and float64 step flushes. Measured on 1,500 random tensors of every
+        /// float and complex dtype, shape and axis, up to 9,000 elements (TensorFlow 2.21,
         /// `scripts/oracle_sums.py tensorflow`).
         Eigen = "eigen" ("TensorFlow: Eigen's packet reductions"),
         /// As XLA's CPU backend (jax 0.10) reduces after its `TreeReductionRewriter`: where
