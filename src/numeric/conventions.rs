@@ -287,7 +287,10 @@ conventions! {
         /// (`-0.0 // 3.0` is +0.0, `-0.001 // -2**63` −0.0). `remainder` is `m`, plus `b` where
         /// `m ≠ 0` and the signs differ. Under `subnormals = "flush"` every step reads and writes
         /// flushed but `fmod`, which reads its dividend as it is and whose result, unless `b`
-        /// is added, is returned as it is (`remainder(float32 1e-45, 1.0)` is 1e-45).
+        /// is added, is returned as it is (`remainder(float32 1e-45, 1.0)` is 1e-45), and the
+        /// test `b == 0` of a zero-dim array divisor where the result is one element of one
+        /// or more dimensions, which reads `b` unflushed (`float32[1] 3 // float32[] -5.9e-39`
+        /// is NaN, `float32[2]` or `float32[]` by it −inf; measured on jax 0.10.2).
         Xla = "xla" ("JAX: round((a - fmod(a, b)) / b) adjusted, XLA's rem"),
     }
 
@@ -425,12 +428,16 @@ conventions! {
         /// goes two elements at a time, leaving the last element of an odd tail schoolbook (a
         /// 15-element complex64 row: 8 schoolbook, 6 fused, 1 schoolbook).
         Vectors = "vectors" ("PyTorch: schoolbook in 64-byte vectors of each row, fused in its tail"),
-        /// The schoolbook product, each product rounded, at every element: `(100 + 1.5i) ·
-        /// (0.01 + 0.5i)` has the real part 0.25 in complex64 (fused: 0.24999998), and an
-        /// infinite part meeting a finite one gives `inf − inf`, NaN. Measured on TensorFlow
-        /// 2.21 (`tf.multiply`, Eigen's complex packets): 1,000 random products of each of
-        /// complex64 and complex128 at sizes 1 to 1,000, every one schoolbook.
-        Schoolbook = "schoolbook" ("TensorFlow (Eigen): schoolbook, each product rounded"),
+        /// As TensorFlow's Eigen kernels multiply: over the whole 32-byte packets of the
+        /// flattened result (4 complex64, 2 complex128 elements) the schoolbook product, each
+        /// product rounded (`(100 + 1.5i) · (0.01 + 0.5i)` has the real part 0.25 in complex64;
+        /// fused: 0.24999998), over the rest C's product by Annex G (`__mulsc3`/`__muldc3`:
+        /// where both parts come out NaN, infinities recovered, so `(FLT_MAX − 0.001i) · (−2.5
+        /// + NaN·i)` is NaN + NaN·i in a packet and −inf + inf·i past the last one); every step's
+        /// subnormals flushed under `subnormals = "flush"`. Measured on TensorFlow 2.21
+        /// (`tf.multiply`): 1,000 random products of each complex dtype at sizes 1 to 1,000,
+        /// and the Annex G case at every length from 1 to 12.
+        Eigen = "eigen" ("TensorFlow: schoolbook in Eigen's packets, Annex G in the rest"),
     }
 
     /// What `multiply` computes where one operand is a bool array.

@@ -1529,6 +1529,31 @@ fn tensorflow_complex_quotients_are_eigens() {
     assert_eq!(differ, [("differ", 26)].into_iter().collect());
 }
 
+/// `tf.multiply` of complex arrays of every length from 1 to 40 and 47, 64, 65, 100, 401
+/// (`scripts/oracle_complex.py tensorflow multiply`): the schoolbook product in the 32-byte
+/// packets of the flattened result, C's Annex G product in the rest (`complex_multiply =
+/// "eigen"`) gives every product bit for bit (90 cases); NumPy's fused formula differs in 49.
+#[test]
+fn tensorflow_complex_products_are_eigens() {
+    let tf = typejoin::policy("tensorflow").unwrap();
+    let none = known_differences_of(tf, "tensorflow_complex_multiply", 90, |_, _, _, _| "d");
+    assert_eq!(none, [].into_iter().collect());
+    let fused = Generated {
+        semantics: typejoin::op::Semantics {
+            complex_multiply: typejoin::op::ComplexMultiply::Fused,
+            ..tf.semantics
+        },
+        ..*tf
+    };
+    let differ = known_differences_of(
+        &fused,
+        "tensorflow_complex_multiply",
+        90,
+        |_, _, _, _| "differ",
+    );
+    assert_eq!(differ, [("differ", 49)].into_iter().collect());
+}
+
 /// `jnp.true_divide(b, False)` of a bool array `b` (16 elements, alternately true and false),
 /// measured on jax 0.10.2 (x64, CPU; found by `scripts/fuzz_libraries.py jax --seed 99608`):
 /// XLA divides by the broadcast zero as `convert(b) · (1 / 0)` and then makes that product a

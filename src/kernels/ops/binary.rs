@@ -146,13 +146,16 @@ fn compute_ieee(
     if op == Op::Power && compute.is_complex() {
         return complex_power(policy, compute, (a, x), (b, y), out);
     }
-    if op == Op::TrueDivide
-        && matches!(compute, DType::Complex64 | DType::Complex128)
+    if matches!(compute, DType::Complex64 | DType::Complex128)
         && out.dtype == compute
-        && policy.semantics.complex_divide == ComplexDivide::Eigen
+        && match op {
+            Op::TrueDivide => policy.semantics.complex_divide == ComplexDivide::Eigen,
+            Op::Multiply => policy.semantics.complex_multiply == ComplexMultiply::Eigen,
+            _ => false,
+        }
     {
         let flush = policy.semantics.subnormals == Subnormals::Flush;
-        let r = cmath::divide_in_packets(compute, x, y, &out.shape.clone(), flush);
+        let r = cmath::in_packets(op, compute, x, y, &out.shape.clone(), flush);
         return out.data.assign(r.data);
     }
     if op == Op::TrueDivide
@@ -240,8 +243,7 @@ fn compute_ieee(
                 let vector = if compute == DType::Complex64 { 8 } else { 4 };
                 schoolbook_vectors(x, y, row, vector, out);
             }
-            // Every element a vector's: rows of one element, vectors of one.
-            ComplexMultiply::Schoolbook => schoolbook_vectors(x, y, 1, 1, out),
+            ComplexMultiply::Eigen => unreachable!("computed in packets above"),
         }
     }
 }
