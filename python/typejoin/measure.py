@@ -758,7 +758,7 @@ TENSORFLOW_CONVENTIONS = {
     "float_floor_divide": "floor-of-quotient", "clip_composition": "pairwise",
     "zero_ties": "packets", "subnormals": "flush", "complex_power": "cpow",
     "complex_divide": "eigen", "int_conversion": "x86-eigen", "complex_to_bool": "real-part",
-    "complex_multiply": "eigen", "sum_order": "eigen",
+    "complex_multiply": "eigen", "sum_order": "eigen", "narrowing": "via-float32",
 }
 
 # TensorFlow's ops as a user calls them with NumPy behaviour on (scripts/oracle_tensorflow.py):

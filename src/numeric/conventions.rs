@@ -556,6 +556,23 @@ conventions! {
         RealPart = "real-part" ("TensorFlow (Eigen): the real part only"),
     }
 
+    /// How a float64 (a complex128's parts) or a 32- or 64-bit integer becomes a float16 or
+    /// bfloat16 (or their complex types): in `astype`, and as an array or scalar operand of an
+    /// op computed in one. Float8 targets are `float8_conversion`'s.
+    narrowing: Narrowing {
+        /// Rounded once, to nearest even, from the exact value (NumPy's float16). ml_dtypes
+        /// rounds float64 → bfloat16 through float32; the `numpy` policy does not follow it
+        /// (docs/kernels.md).
+        Once = "once" ("NumPy: rounded once"),
+        /// Rounded to float32 (complex64) first, then to the dtype: `1.0004882821813226`, above
+        /// float16's midpoint `1 + 2⁻¹¹` by less than float32's half ulp, is float16 1.0, not
+        /// 1.0009766, and int32 `2²⁴ + 2¹⁶ + 1` is bfloat16 2²⁴. Measured on PyTorch 2.15
+        /// (`c10::Half(float)`), TensorFlow 2.21 (Eigen's casts) and jax 0.10.2 (XLA's converts)
+        /// on the CPU: `astype` from float64, complex128, int32, int64, uint32 and uint64, and
+        /// Python numbers and integer arrays in ops (`scripts/oracle_narrowing.py`).
+        ViaFloat32 = "via-float32" ("PyTorch, TensorFlow, JAX: through float32"),
+    }
+
     /// In what order `sum` adds the elements of a float or complex array, each step rounded as
     /// the library rounds it.
     sum_order: SumOrder {

@@ -45,8 +45,8 @@ fn kernel_conventions_are_generated() {
         BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
         ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower, ComplexToBool,
         DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntConversion,
-        IntnConversion, PythonInt, ScalarOverArray, ScalarPrecision, Semantics, Subnormals,
-        SumOrder, WhereScalars, ZeroSign, ZeroTies,
+        IntnConversion, Narrowing, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
+        Subnormals, SumOrder, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -78,6 +78,7 @@ fn kernel_conventions_are_generated() {
             bool_multiply: BoolMultiply::Product,
             complex_power: ComplexPower::Torch,
             broadcast_divisor: BroadcastDivisor::Divide,
+            narrowing: Narrowing::ViaFloat32,
         }
     );
     assert_eq!(
@@ -123,6 +124,7 @@ fn kernel_conventions_are_generated() {
             clip_composition: ClipComposition::Chained,
             broadcast_divisor: BroadcastDivisor::Reciprocal,
             sum_order: SumOrder::Xla,
+            narrowing: Narrowing::ViaFloat32,
             ..Semantics::default()
         }
     );

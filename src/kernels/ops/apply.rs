@@ -2,7 +2,7 @@
 //! from its name, then run on its arguments, into storage the caller may provide.
 
 use super::accept::canonical_arg;
-use super::astype::{astype_into, c_int_astype, c10_into};
+use super::astype::{astype_into, c_int_astype, c10_into, through_float32};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
 use super::nary::{clip_within, select_within};
@@ -15,7 +15,7 @@ use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, i
 use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
-use crate::numeric::op::{ComplexToBool, Float8Conversion};
+use crate::numeric::op::{ComplexToBool, Float8Conversion, Narrowing};
 use crate::numeric::op::{Subnormals, SumOrder};
 use crate::promote::Generated;
 
@@ -146,6 +146,12 @@ pub fn apply_with(
         } else {
             a
         };
+        // PyTorch, TensorFlow and JAX narrow into float16 and bfloat16 through float32.
+        let narrowed = match policy.semantics.narrowing {
+            Narrowing::ViaFloat32 => through_float32(a, to),
+            Narrowing::Once => None,
+        };
+        let a = narrowed.as_ref().unwrap_or(a);
         let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
         if let Some(cast) = c_int_astype(a, to, policy.semantics.int_conversion) {
             out.data.assign(cast.data);

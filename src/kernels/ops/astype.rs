@@ -341,6 +341,23 @@ pub(super) fn try_astype(a: &Array, to: DType) -> Result<Array, OpError> {
     Ok(out)
 }
 
+/// `a` rounded to float32 (complex64 for a complex `to`) on its way to `to`, where a library
+/// that narrows through float32 (`Narrowing::ViaFloat32`) rounds twice: a float64, complex128
+/// or 32- or 64-bit integer array into float16, bfloat16 or their complex types (`None` for
+/// every other pair, which converts directly).
+pub(super) fn through_float32(a: &Array, to: DType) -> Option<Array> {
+    let narrow = matches!(to.part(), DType::FLOAT16 | DType::BFLOAT16);
+    let wide = matches!(
+        a.dtype,
+        DType::Float64 | DType::Complex128 | DType::Int { bits: 32 | 64, .. }
+    );
+    let float32 = match to.is_complex() {
+        true => DType::Complex64,
+        false => DType::Float32,
+    };
+    (narrow && wide).then(|| astype(a, float32))
+}
+
 /// `a.astype(to)` for a float `a` (a complex one's real part) and a sub-byte integer `to` as
 /// ml_dtypes converts it (`IntnConversion::Wrap`): truncated toward zero in int32, then the low
 /// bits; from a 16-bit or wider float, a value past int32's range, ±inf and NaN give 0 (x86-64's

@@ -6,7 +6,7 @@
 use super::accept::{accepts, accepts_join, accepts_operands};
 use super::input::Input;
 use super::lanes::{int_lane, int_loader, load_into};
-use super::scalar::{Conversion, int_range, python_ints_fit};
+use super::scalar::{Conversion, int_range, python_ints_fit, python_ints_in_range};
 use super::shape::{broadcast, expand};
 use super::vocab::{Arg, ErrorKind, Op, OpError, Scalar, err, promotion};
 use crate::numeric::c10::Float8;
@@ -52,13 +52,16 @@ pub(super) fn plan<'a>(
     b: &'a Arg,
     max_elements: usize,
 ) -> Result<Prepared<'a>, OpError> {
-    // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it).
-    python_ints_fit(policy, &[a, b])?;
+    // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it);
+    // the operands an op refuses whatever the result dtype are refused before a uint64 of
+    // PyTorch's fails to promote (`bool[12] - 2**63` is torch's bool-subtraction error).
+    python_ints_in_range(policy, &[a, b])?;
     let (oa, ob) = (a.operand(), b.operand());
+    accepts_operands(policy, op.id(), &[oa, ob])?;
+    python_ints_fit(policy, &[a, b])?;
     // NumPy 2 compares an integer array with a Python int outside its dtype by value: the int
     // is prepared as 0 here and `compute_binary` compares its value (`exact_comparison`).
     let exact = exact_comparison(policy, op, a, b);
-    accepts_operands(policy, op.id(), &[oa, ob])?;
     accepts_join(policy, op.id(), (oa, ob))?;
     let compute = if op == Op::TrueDivide {
         policy.true_divide_type(oa, ob)

@@ -3,7 +3,7 @@
 //! that dtype (`Conversion`: through float32, through the integer join, into a float8 as
 //! PyTorch converts).
 
-use super::astype::{astype, c10_astype, intn_wrap_astype};
+use super::astype::{astype, c10_astype, intn_wrap_astype, through_float32};
 use super::flush;
 use super::vocab::{Arg, ErrorKind, OpError, Scalar, err};
 use crate::kernels::array::Array;
@@ -12,6 +12,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::format::Value;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::IntnConversion;
+use crate::numeric::op::Narrowing;
 use crate::numeric::op::PythonInt;
 use crate::numeric::op::ScalarPrecision;
 use crate::numeric::op::Subnormals;
@@ -158,6 +159,9 @@ pub(super) struct Conversion {
     /// into float16/bfloat16 is rounded twice, and so are a Python complex or a zero-dim
     /// complex128 into complex32/bcomplex32 (`c10::complex<Half>` of a `complex<float>`).
     via_float32: bool,
+    /// Every array operand narrows into float16/bfloat16 through float32
+    /// (`Narrowing::ViaFloat32`, `astype::through_float32`); so do the scalars (`via_float32`).
+    narrow: bool,
     /// Under `PythonInt::Cast`, the integer join a Python int is cast to before it reaches a
     /// computation dtype the op rule chose (TensorFlow: `uint8 / -129` divides by 127.0).
     int_join: Option<DType>,
@@ -176,10 +180,13 @@ pub(super) struct Conversion {
 
 impl Conversion {
     pub(super) fn of(policy: &Generated, compute: DType) -> Conversion {
+        let narrow = policy.semantics.narrowing == Narrowing::ViaFloat32;
         Conversion {
             python_int: policy.semantics.python_int,
-            via_float32: policy.semantics.reduced_float_scalars != ScalarPrecision::Result
+            via_float32: (policy.semantics.reduced_float_scalars != ScalarPrecision::Result
+                || narrow)
                 && matches!(compute.part(), DType::FLOAT16 | DType::BFLOAT16),
+            narrow,
             int_join: None,
             c10: policy.semantics.float8_conversion == Float8Conversion::C10,
             flush: policy.semantics.subnormals == Subnormals::Flush && flush::flushes(compute),
@@ -281,6 +288,11 @@ impl Conversion {
         let float8 = |d| Float8::of(d).is_some();
         if self.c10 && a.dtype != compute && (float8(a.dtype) || float8(compute)) {
             return Some(c10_astype(a, compute));
+        }
+        if self.narrow
+            && let Some(wide) = through_float32(a, compute)
+        {
+            return Some(astype(&wide, compute));
         }
         let float32 = if a.dtype.is_complex() {
             DType::Complex64
