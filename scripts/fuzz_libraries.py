@@ -61,6 +61,7 @@ if args.safe and args.library != "tensorflow":
     parser.error("--safe is TensorFlow's dtype_conversion_mode")
 seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
 
+import oracle_common  # noqa: E402
 from oracle_common import write_cases  # noqa: E402
 
 if args.library == "torch":
@@ -184,15 +185,7 @@ def draw():
 
 
 def answer(call):
-    # A library's oracle may clear state a call leaves behind (TensorFlow's eager caches).
-    before = getattr(lib, "before_call", lambda: None)
-    before()
-    try:
-        r = call()
-    except Exception as e:  # noqa: BLE001 (each library raises its own classes)
-        before()
-        return {"kind": lib.error_kind(e)}
-    return {"dtype": name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
+    return oracle_common.answer(lib, name_of, call)
 
 
 def signature(xs):

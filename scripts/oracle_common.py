@@ -31,3 +31,17 @@ def write_cases(stem, cases, expected):
         with open(f"tests/data/kernels/{stem}_{suffix}.jsonl", "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
+
+
+def answer(lib, name_of, call):
+    """The runner's answer line (without its id) for `call()` on a library's adapter `lib`: the
+    result's dtype, shape and bits, or the kind of the error it raised. A library's adapter may
+    clear state a call leaves behind (`before_call`: TensorFlow's eager caches)."""
+    before = getattr(lib, "before_call", lambda: None)
+    before()
+    try:
+        r = call()
+    except Exception as e:  # noqa: BLE001 (each library raises its own classes)
+        before()
+        return {"kind": lib.error_kind(e)}
+    return {"dtype": name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}

@@ -30,7 +30,7 @@ seed = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 6
 rng = random.Random(seed)
 
-from oracle_common import write_cases  # noqa: E402
+from oracle_common import answer, write_cases  # noqa: E402
 
 if name == "torch":
     import oracle_torch as lib  # noqa: E402
@@ -102,15 +102,6 @@ def values(dtype, to, k):
     return [int_near_midpoint(dtype) for _ in range(k)]
 
 
-def answer(call):
-    before = getattr(lib, "before_call", lambda: None)
-    before()
-    try:
-        r = call()
-    except Exception as e:  # noqa: BLE001 (each library raises its own classes)
-        before()
-        return {"kind": lib.error_kind(e)}
-    return {"dtype": name_of(r.dtype), "shape": list(r.shape), "bits": lib.bits_of(r)}
 
 
 cases, expected = [], []
@@ -119,7 +110,7 @@ cases, expected = [], []
 def emit(op, xs, call, **extra):
     cid = len(cases)
     cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]} | extra)
-    expected.append({"id": cid} | answer(call))
+    expected.append({"id": cid} | answer(lib, name_of, call))
 
 
 K = 24

@@ -125,6 +125,7 @@ fn kernel_conventions_are_generated() {
             broadcast_divisor: BroadcastDivisor::Reciprocal,
             sum_order: SumOrder::Xla,
             narrowing: Narrowing::ViaFloat32,
+            complex_multiply: ComplexMultiply::Xla,
             ..Semantics::default()
         }
     );

@@ -146,16 +146,20 @@ fn compute_ieee(
     if op == Op::Power && compute.is_complex() {
         return complex_power(policy, compute, (a, x), (b, y), out);
     }
+    let formulas = match (op, policy.semantics.complex_multiply) {
+        (Op::TrueDivide, _) if policy.semantics.complex_divide == ComplexDivide::Eigen => {
+            Some(cmath::Formulas::Eigen)
+        }
+        (Op::Multiply, ComplexMultiply::Eigen) => Some(cmath::Formulas::Eigen),
+        (Op::Multiply, ComplexMultiply::Xla) => Some(cmath::Formulas::Xla),
+        _ => None,
+    };
     if matches!(compute, DType::Complex64 | DType::Complex128)
         && out.dtype == compute
-        && match op {
-            Op::TrueDivide => policy.semantics.complex_divide == ComplexDivide::Eigen,
-            Op::Multiply => policy.semantics.complex_multiply == ComplexMultiply::Eigen,
-            _ => false,
-        }
+        && let Some(formulas) = formulas
     {
         let flush = policy.semantics.subnormals == Subnormals::Flush;
-        let r = cmath::in_packets(op, compute, x, y, &out.shape.clone(), flush);
+        let r = cmath::as_computed(formulas, op, compute, x, y, &out.shape.clone(), flush);
         return out.data.assign(r.data);
     }
     if op == Op::TrueDivide
@@ -243,7 +247,7 @@ fn compute_ieee(
                 let vector = if compute == DType::Complex64 { 8 } else { 4 };
                 schoolbook_vectors(x, y, row, vector, out);
             }
-            ComplexMultiply::Eigen => unreachable!("computed in packets above"),
+            ComplexMultiply::Eigen | ComplexMultiply::Xla => unreachable!("computed above"),
         }
     }
 }

@@ -677,14 +677,24 @@ pub(super) fn smith_divide<F: Libm>((a, b): C<F>, (c, d): C<F>) -> C<F> {
     }
 }
 
-/// `multiply` or `true_divide` in complex64 or complex128 as TensorFlow's Eigen kernels
-/// compute them (`complex_multiply = "eigen"`, `complex_divide = "eigen"`): over the whole
-/// 32-byte packets of the flattened result (4 complex64, 2 complex128 elements) the packet's
-/// formula (the schoolbook product; [`eigen_divide`]), over the rest C's (`std::complex`'s
-/// operators as GCC compiles them: [`mul_annex_g`], [`smith_divide`]), under `flush` in
-/// [`Flushed`] numbers. Measured on TensorFlow 2.21: `(FLT_MAX − 0.001i) · (−2.5 + NaN·i)` is
-/// NaN + NaN·i in a packet and −inf + inf·i past the last one, at every length from 1 to 12.
-pub(super) fn in_packets(
+/// Whose formulas [`as_computed`] follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Formulas {
+    /// TensorFlow's Eigen kernels (`complex_multiply = "eigen"`, `complex_divide = "eigen"`).
+    Eigen,
+    /// XLA's CPU backend (`complex_multiply = "xla"`): `multiply` only.
+    Xla,
+}
+
+/// `multiply` or `true_divide` in complex64 or complex128 as a library's kernels compute them,
+/// under `flush` in [`Flushed`] numbers. Eigen's: over the whole 32-byte packets of the
+/// flattened result (4 complex64, 2 complex128 elements) the packet's formula (the schoolbook
+/// product; [`eigen_divide`]), over the rest C's (`std::complex`'s operators as GCC compiles
+/// them: [`mul_annex_g`], [`smith_divide`]); measured on TensorFlow 2.21: `(FLT_MAX − 0.001i) ·
+/// (−2.5 + NaN·i)` is NaN + NaN·i in a packet and −inf + inf·i past the last one, at every
+/// length from 1 to 12. XLA's: `fma(a, c, −b·d) + fma(b, c, a·d)·i` at every element.
+pub(super) fn as_computed(
+    formulas: Formulas,
     op: Op,
     c: DType,
     x: &Input,
@@ -692,23 +702,25 @@ pub(super) fn in_packets(
     shape: &[usize],
     flush: bool,
 ) -> Array {
-    fn apply<F: Libm>(op: Op, vector: bool, (a, b): C<F>, (p, q): C<F>) -> C<F> {
-        match (op, vector) {
-            (Op::Multiply, true) => (a * p - b * q, a * q + b * p),
-            (Op::Multiply, false) => mul_annex_g((a, b), (p, q)),
-            (_, true) => eigen_divide((a, b), (p, q)),
-            (_, false) => smith_divide((a, b), (p, q)),
+    fn apply<F: Libm>(f: Formulas, op: Op, vector: bool, (a, b): C<F>, (p, q): C<F>) -> C<F> {
+        match (f, op, vector) {
+            (Formulas::Xla, _, _) => (a.mul_add(p, -(b * q)), b.mul_add(p, a * q)),
+            (_, Op::Multiply, true) => (a * p - b * q, a * q + b * p),
+            (_, Op::Multiply, false) => mul_annex_g((a, b), (p, q)),
+            (_, _, true) => eigen_divide((a, b), (p, q)),
+            (_, _, false) => smith_divide((a, b), (p, q)),
         }
     }
-    fn go<F: Libm>(op: Op, vector: bool, p: C<F>, q: C<F>, flush: bool) -> C<F> {
+    fn go<F: Libm>(f: Formulas, op: Op, vector: bool, p: C<F>, q: C<F>, flush: bool) -> C<F> {
         if !flush {
-            return apply(op, vector, p, q);
+            return apply(f, op, vector, p, q);
         }
-        let f = |(re, im): C<F>| (Flushed::new(re), Flushed::new(im));
-        let (re, im) = apply(op, vector, f(p), f(q));
+        let w = |(re, im): C<F>| (Flushed::new(re), Flushed::new(im));
+        let (re, im) = apply(f, op, vector, w(p), w(q));
         (re.get(), im.get())
     }
     debug_assert!(matches!(op, Op::Multiply | Op::TrueDivide));
+    debug_assert!(formulas == Formulas::Eigen || op == Op::Multiply);
     let n: usize = shape.iter().product();
     let packets = n - n % if c == DType::Complex64 { 4 } else { 2 };
     let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c);
@@ -717,10 +729,10 @@ pub(super) fn in_packets(
             let (p, q, vector) = (at(x, k), at(y, k), k < packets);
             if c == DType::Complex64 {
                 let f = |(re, im): C<f64>| (re as f32, im as f32);
-                let (re, im) = go(op, vector, f(p), f(q), flush);
+                let (re, im) = go(formulas, op, vector, f(p), f(q), flush);
                 [canon32(re) as u64, canon32(im) as u64]
             } else {
-                let (re, im) = go(op, vector, p, q, flush);
+                let (re, im) = go(formulas, op, vector, p, q, flush);
                 [canon64(re), canon64(im)]
             }
         })

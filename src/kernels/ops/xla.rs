@@ -106,6 +106,22 @@ pub(super) fn compute(
                 && s.complex_divide == ComplexDivide::Xla =>
         {
             complex_divide(compute, x, y, flush, out);
+            // `convert(b) / y` of a bool array `b` by a broadcast divisor is `convert(b) · (1 /
+            // y)`, and that product a select: +0 where `b` is false, whatever `0 / y` gives
+            // (measured: `bool[4] / complex128[] (-1.8e308 + 2.2e-308j)` is +0 + 0j there, the
+            // quotient −0 − 0j by a divisor of the result's shape).
+            let one = Arg::Scalar(Scalar::Float(1.0));
+            if broadcast
+                && s.broadcast_divisor == BroadcastDivisor::Reciprocal
+                && selects(policy, Op::Multiply, compute, (a, &one), &out.shape) == Some(0)
+                && let Arg::Array(mask) = a
+            {
+                for (i, [t, _]) in mask.bits().into_iter().enumerate() {
+                    if t == 0 {
+                        out.set_bits(i, [0, 0]);
+                    }
+                }
+            }
         }
         _ => return false,
     }
