@@ -108,7 +108,7 @@ pub use check::{Checked, Engine, Options as CheckConfig, check, exit_code};
 
 // The generated promotion tables the kernels read.
 pub use generated::ALL as GENERATED;
-pub use promote::{Failure, Generated, Operand, PromotionError, ScalarKind};
+pub use promote::{Failure, Generated, Operand, PromotionError, ScalarKind, runtime as generate};
 
 // The reference kernels: arrays, casts, ops.
 pub use kernels::alloc::HugePages;

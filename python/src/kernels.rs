@@ -322,7 +322,8 @@ fn allocate(
     Ok(v)
 }
 
-/// Runs kernel `op` on `args` under the generated `policy` and returns the result: a new NumPy
+/// Runs kernel `op` on `args` under `policy` (a generated policy's name, or a parsed policy
+/// or table, built at run time: `Loaded::generated`) and returns the result: a new NumPy
 /// array, or `out` (a writeable, aligned, C-contiguous array of the result's dtype and shape)
 /// written in place. The GIL is released while a large kernel computes.
 #[pyfunction]
@@ -331,12 +332,17 @@ pub fn call<'py>(
     py: Python<'py>,
     op: &str,
     args: &Bound<'py, PyTuple>,
-    policy: &str,
+    policy: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
     dtype: Option<&str>,
     axis: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let generated = typejoin::policy(policy).map_err(|e| crate::policy_error(py, &e))?;
+    let generated = match policy.cast::<crate::Loaded>() {
+        Ok(loaded) => loaded.get().generated(py)?,
+        Err(_) => {
+            typejoin::policy(policy.extract::<&str>()?).map_err(|e| crate::policy_error(py, &e))?
+        }
+    };
     let mut keep = Vec::with_capacity(args.len());
     let args: Vec<Arg> = args
         .iter()

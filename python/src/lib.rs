@@ -92,9 +92,23 @@ fn policy_error(py: Python<'_>, e: &LoadError) -> PyErr {
 #[pyclass(module = "typejoin._native", frozen)]
 struct Loaded {
     input: Input,
+    /// What the reference kernels run for it (`typejoin::generate`), built on the first kernel
+    /// call that names it as `policy=` and kept for the process.
+    generated: std::sync::OnceLock<&'static typejoin::Generated>,
 }
 
 impl Loaded {
+    /// The generated policy of this one (its laws checked once, its tables built once).
+    fn generated(&self, py: Python<'_>) -> PyResult<&'static typejoin::Generated> {
+        if let Some(g) = self.generated.get() {
+            return Ok(g);
+        }
+        let g = py
+            .detach(|| typejoin::generate(&self.input))
+            .map_err(|e| policy_error(py, &e))?;
+        Ok(self.generated.get_or_init(|| g))
+    }
+
     fn policy(&self, what: &str) -> PyResult<&typejoin::Policy> {
         match &self.input {
             Input::Policy { policy, .. } => Ok(policy),
@@ -314,7 +328,10 @@ impl Loaded {
 #[pyfunction]
 fn parse(py: Python<'_>, path: &str, text: &str) -> PyResult<Loaded> {
     Input::parse(path, text)
-        .map(|input| Loaded { input })
+        .map(|input| Loaded {
+            input,
+            generated: std::sync::OnceLock::new(),
+        })
         .map_err(|e| policy_error(py, &e))
 }
 
@@ -347,6 +364,12 @@ fn synth(
 #[pyfunction]
 fn shipped() -> Vec<(&'static str, &'static str, &'static str)> {
     SHIPPED.to_vec()
+}
+
+/// The names of the generated policies the reference kernels run (`typejoin::GENERATED`).
+#[pyfunction]
+fn generated_policies() -> Vec<&'static str> {
+    typejoin::GENERATED.iter().map(|p| p.name).collect()
 }
 
 /// DOT text rendered by Graphviz's `dot` (`svg` or `png`).
@@ -385,6 +408,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(shipped, m)?)?;
+    m.add_function(wrap_pyfunction!(generated_policies, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_ops, m)?)?;

@@ -67,8 +67,24 @@ def load(cases, expected):
 
 @pytest.mark.parametrize("cases,expected,policy", SETS)
 def test_every_case_is_bit_exact(cases, expected, policy):
-    values = errors = 0
+    check_cases(load(cases, expected), policy)
+
+
+# The sets of lattice policies no measured table extends: their files alone are the policy.
+@pytest.mark.parametrize("cases,expected,policy", [s for s in SETS if s[2] != "torch"])
+def test_a_policy_file_or_object_runs_as_its_generated_policy(cases, expected, policy, tmp_path):
+    path = ROOT / "lattices" / f"{policy}.toml"
+    text = path.read_text(encoding="utf-8")
+    # Not shipped: a copy elsewhere, and an object parsed from text, both built at run time.
+    copy = tmp_path / "mine.toml"
+    copy.write_text(text, encoding="utf-8")
     pairs = load(cases, expected)
+    check_cases(pairs, str(copy))
+    check_cases(pairs, typejoin.Policy.from_toml(text, "mine.toml"))
+
+
+def check_cases(pairs, policy):
+    values = errors = 0
     for case, want in pairs:
         args = [to_arg(a) for a in case["args"]]
         try:
@@ -241,10 +257,48 @@ def test_policy_objects_run_their_generated_kernels():
     numpy = typejoin.policy("numpy")
     assert ref.sum(np.array([0.1] * 10, np.float32), policy=numpy).tobytes() == \
         np.sum(np.array([0.1] * 10, np.float32)).tobytes()
-    mine = typejoin.Policy.from_toml(
-        (ROOT / "lattices" / "jax.toml").read_text(encoding="utf-8"), "mine.toml")
-    with pytest.raises(TypeError, match="run the generated policies"):
-        ref.add(x, x, policy=mine)
+
+
+MINE = """
+name = "mine"
+dtypes = ["bool", "int8", "uint8", "int16", "bfloat16", "float32"]
+
+[promotes]
+bool = ["int8", "uint8"]
+int8 = ["int16"]
+uint8 = ["int16"]
+int16 = ["bfloat16"]
+bfloat16 = ["float32"]
+"""
+
+
+def test_a_policy_of_ones_own_runs_in_the_kernels(tmp_path):
+    import ml_dtypes
+
+    mine = typejoin.Policy.from_toml(MINE, "mine.toml")
+    i8, u8 = np.array([100, -3], np.int8), np.array([200, 7], np.uint8)
+    r = ref.add(i8, u8, policy=mine)
+    assert r.dtype == np.int16 and r.tolist() == [300, 4]
+    # int16 + bfloat16 is bfloat16 here (NumPy: float32): 300 + 0.5 rounds to 300.
+    b = ref.add(np.array([300, -7], np.int16), np.array([0.5, 0.25], ml_dtypes.bfloat16),
+                policy=mine)
+    assert b.dtype == ml_dtypes.bfloat16 and b.astype(np.float32).tolist() == [300.0, -6.75]
+    path = tmp_path / "mine.toml"
+    path.write_text(MINE, encoding="utf-8")
+    assert ref.add(i8, u8, policy=path).tolist() == [300, 4]
+    assert ref.add(i8, u8, policy=str(path)).dtype == np.int16
+    with pytest.raises(typejoin.KernelError, match="the mine policy has no dtype float64"):
+        ref.add(i8, np.array([1.0]), policy=mine)
+    # A policy whose laws fail never runs: it is not a lattice.
+    # (int8 and uint8 have two least upper bounds, int16 and bfloat16)
+    broken = MINE.replace('int8 = ["int16"]\nuint8 = ["int16"]\nint16 = ["bfloat16"]',
+                          'int8 = ["int16", "bfloat16"]\nuint8 = ["int16", "bfloat16"]\n'
+                          'int16 = ["float32"]')
+    assert broken != MINE
+    with pytest.raises(typejoin.PolicyError, match="laws do not hold"):
+        ref.add(i8, u8, policy=typejoin.Policy.from_toml(broken, "broken.toml"))
+    with pytest.raises(TypeError, match="a typejoin.Policy or Table, or the path"):
+        ref.add(i8, u8, policy=3)
 
 
 def test_numpy_sums_add_in_numpys_order():

@@ -14,10 +14,12 @@ TensorFlow tensors are read as their libraries read them: a zero-dim weakly type
 tensor a zero-dim operand; results are NumPy arrays. The result dtype is the policy's
 (``policy=`` names a generated policy: ``"numpy"``, the default, is NumPy 2 with ml_dtypes as
 measured, not a lattice (docs/policy-kinds.md); ``"jax"``, ``"array-api"``, ``"torch"``, …),
-the values those of the library the policy describes. ``policy=`` also takes a shipped
-:class:`typejoin.Policy` or :class:`typejoin.Table` (``typejoin.policy("jax")``): the kernels
-run the generated policies, so a policy read from another file or measured live is refused
-with what to do. ``out=`` takes a C-contiguous
+the values those of the library the policy describes. ``policy=`` also takes a
+:class:`typejoin.Policy` or :class:`typejoin.Table` (``typejoin.policy("jax")``, or one of your
+own: ``Policy.from_toml(text)``) or a policy file's path: a policy that was never generated is
+built into kernel tables on its first call, as ``typejoin codegen`` would generate it, and
+refused (:class:`typejoin.PolicyError`) where codegen refuses it (its laws fail; a measured
+table without ``kernels``). ``out=`` takes a C-contiguous
 array of the result's shape, of its dtype or one the library casts it to (NumPy's
 ``same_kind``, PyTorch's ``canCast``): the result is computed, then converted into it. The GIL is released while a kernel computes. A kernel
 that refuses its operands raises :class:`typejoin.KernelError` with ``.kind`` (promotion,
@@ -26,6 +28,7 @@ overflow, unsupported, zero-division, input).
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 import numpy as np
@@ -105,31 +108,46 @@ def _operand(x: Any) -> Any:
     return _contiguous(x)
 
 
-def _policy_name(policy: Any) -> str:
-    """The generated policy ``policy`` names: a name, or a shipped :class:`typejoin.Policy` or
-    :class:`typejoin.Table` object."""
-    if isinstance(policy, str):
+def _policy_arg(policy: Any) -> Any:
+    """What the native call takes for ``policy=``: a generated policy's name (a shipped
+    :class:`typejoin.Policy` or :class:`typejoin.Table` is its name), the parsed policy of any
+    other ``Policy`` or ``Table`` (built into kernel tables on its first call, its laws
+    checked), or of a file path (``.toml``, or a measured table with ``kernels``), read once
+    while the file is unchanged."""
+    if isinstance(policy, str) and policy in _GENERATED:
         return policy
     name = getattr(policy, "_shipped", None)
     if name is not None:
         return name
+    native = getattr(policy, "_native", None)
+    if native is not None:
+        return native
+    if isinstance(policy, (str, os.PathLike)):
+        path = os.fspath(policy)
+        if os.path.isfile(path):
+            key = (os.path.abspath(path), os.stat(path).st_mtime_ns)
+            found = _FILES.get(key)
+            if found is None:
+                from . import load
+
+                found = _FILES[key] = load(path)._native
+            return found
+        if isinstance(policy, str):
+            return policy  # the native call names the generated policies
     raise TypeError(
-        f"policy={policy!r}: the reference kernels run the generated policies "
-        f"({', '.join(_native_policies())}); pass one of their names or typejoin.policy(name). "
-        "A policy of your own runs once generated into the package (`typejoin codegen`, "
-        "docs/file-formats.md)")
+        f"policy={policy!r}: pass a generated policy's name ({', '.join(sorted(_GENERATED))}), "
+        "a typejoin.Policy or Table, or the path of a policy file")
 
 
-def _native_policies():
-    from . import libraries, policies
-
-    return policies() + libraries()
+# The generated policies' names, and the files read as policy= (by path and modification time).
+_GENERATED = frozenset(_native.generated_policies())
+_FILES: dict = {}
 
 
 def _native_call(op: str, args: tuple, policy: Any, out: Optional[np.ndarray] = None,
                  dtype: Optional[str] = None, axis: Optional[int] = None) -> np.ndarray:
-    if type(policy) is not str:
-        policy = _policy_name(policy)
+    if type(policy) is not str or policy not in _GENERATED:
+        policy = _policy_arg(policy)
     try:
         return _native.call(op, args, policy, out, dtype, axis)
     except KernelError as e:
@@ -147,7 +165,7 @@ def _can_cast(policy: str, src: np.dtype, dst: np.dtype) -> bool:
     """Whether the library of ``policy`` writes a result of ``src`` into an ``out=`` of
     ``dst``: PyTorch's ``canCast`` for the torch policies, NumPy's ``same_kind`` otherwise
     (the ufuncs' default ``casting=``; JAX and TensorFlow have no ``out=``)."""
-    if policy in _TORCH_POLICIES:
+    if (policy if isinstance(policy, str) else policy.name) in _TORCH_POLICIES:
         kind = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
         s, d = kind.get(src.kind, 2), kind.get(dst.kind, 2)
         return not ((s == 3 and d < 3) or (s == 2 and d < 2) or (s > 0 and d == 0))
@@ -163,7 +181,8 @@ def _cast_into(op: str, args: tuple, policy: str, out: np.ndarray, dtype: Option
     if r.shape != out.shape:
         raise ValueError(f"out= has shape {out.shape}, the result {r.shape}")
     if not _can_cast(policy, r.dtype, out.dtype):
-        rule = "canCast" if policy in _TORCH_POLICIES else "'same_kind'"
+        torch = (policy if isinstance(policy, str) else policy.name) in _TORCH_POLICIES
+        rule = "canCast" if torch else "'same_kind'"
         raise TypeError(f"Cannot cast {op}'s output from {r.dtype} to {out.dtype} with casting "
                         f"rule {rule}")
     return _native.call("astype", (r,), policy, out, out.dtype.name, None)
@@ -186,8 +205,8 @@ def _binary(op: str):
     native = _native.call
 
     def f(x: Any, y: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
-        if type(policy) is not str:
-            policy = _policy_name(policy)
+        if type(policy) is not str or policy not in _GENERATED:
+            policy = _policy_arg(policy)
         if out is None:
             return native(op, (x, y), policy, out)
         return _native_call(op, (x, y), policy, out)
@@ -201,8 +220,8 @@ def _unary(op: str):
     native = _native.call
 
     def f(x: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
-        if type(policy) is not str:
-            policy = _policy_name(policy)
+        if type(policy) is not str or policy not in _GENERATED:
+            policy = _policy_arg(policy)
         if out is None:
             return native(op, (x,), policy, out)
         return _native_call(op, (x,), policy, out)

@@ -175,8 +175,10 @@ pub(crate) enum Cmd {
     /// line per case, in order; a bad line fails alone.
     Run {
         cases: PathBuf,
-        /// The generated policy that gives result dtypes and kernel semantics.
-        #[arg(long, default_value = "jax", value_parser = generated_policies())]
+        /// The generated policy that gives result dtypes and kernel semantics, or a policy
+        /// file (`.toml`, or a measured table with `kernels`) whose laws hold, built as
+        /// `codegen` would generate it.
+        #[arg(long, default_value = "jax", value_parser = PolicyOrFile)]
         policy: String,
         /// The longest line read, in bytes; a longer one is answered with an `input` error.
         #[arg(long, default_value_t = typejoin::conformance::DEFAULT_MAX_LINE_BYTES)]
@@ -448,6 +450,37 @@ pub(crate) enum TableFormat {
 /// suggested by clap for a misspelt one.
 fn generated_policies() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(typejoin::GENERATED.iter().map(|p| p.name))
+}
+
+/// `run --policy`: a generated policy's name (listed by `--help`, suggested when misspelt) or
+/// the path of a file.
+#[derive(Clone)]
+struct PolicyOrFile;
+
+impl clap::builder::TypedValueParser for PolicyOrFile {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        if Path::new(value).is_file() {
+            return Ok(value.to_string_lossy().into_owned());
+        }
+        generated_policies().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            typejoin::GENERATED
+                .iter()
+                .map(|p| clap::builder::PossibleValue::new(p.name)),
+        ))
+    }
 }
 
 pub(crate) fn load(path: &Path) -> Result<Input, LoadError> {

@@ -3,13 +3,26 @@
 use std::path::Path;
 
 use typejoin::{
-    Diagnostic, LoadError,
+    Diagnostic, Generated, Input, LoadError,
     conformance::{Limits, run_stream},
 };
 
+/// The policy `--policy` names: a generated one by its name, or a policy file (`.toml`) or
+/// measured table with `kernels` (`.json`), built at run time as codegen would generate it.
+fn policy_named(policy: &str) -> Result<&'static Generated, LoadError> {
+    let shipped = typejoin::policy(policy);
+    if shipped.is_ok() || !Path::new(policy).is_file() {
+        return shipped;
+    }
+    let text = super::read(Path::new(policy))?;
+    let input = Input::parse(policy, &text)?;
+    typejoin::SizeLimit::CODEGEN.check(&input)?;
+    typejoin::generate(&input)
+}
+
 /// Answers every case of a JSON-lines file (or stdin), streaming.
 pub(crate) fn run_cases(cases: &Path, policy: &str, limits: Limits) -> Result<u8, LoadError> {
-    let policy = typejoin::policy(policy)?;
+    let policy = policy_named(policy)?;
     let shown = cases.to_string_lossy();
     let reader: Box<dyn std::io::BufRead> = if shown == "-" {
         Box::new(std::io::stdin().lock())

@@ -9,6 +9,7 @@ use crate::policy::kernels::Loop;
 use crate::policy::nary::NaryRule;
 use crate::policy::provenance::Provenance;
 use crate::policy::spec::Policy;
+use crate::promote::plan::{self, Plan};
 
 /// The Rust module name of a policy file stem (`jax-x32` → `jax_x32`).
 pub fn module_name(stem: &str) -> String {
@@ -41,180 +42,15 @@ fn header(prov: &Provenance) -> String {
     )
 }
 
-/// What a generated module holds, by node, before it is written: one writer for both kinds
-/// of input (a verified lattice policy, a measured library table).
-struct Plan {
-    name: String,
-    /// The module's doc line after the policy's name.
-    about: String,
-    dtypes: Vec<String>,
-    /// `a ∨ b` by `a * n + b`.
-    join: Vec<Option<usize>>,
-    materialise: Vec<Option<usize>>,
-    true_divide: Vec<Option<usize>>,
-    sum_lowest: Option<usize>,
-    sum_lowest_unsigned: Option<usize>,
-    /// (op, kinds as Rust), (op, node), (op, kinds as Rust).
-    op_kinds: Vec<(String, String)>,
-    op_bool_result: Vec<(String, usize)>,
-    op_operand_kinds: Vec<(String, String)>,
-    /// (op, the dtypes beside which it refuses a Python bool).
-    op_python_bool_refused: Vec<(String, Vec<DType>)>,
-    op_join_kinds: Vec<(String, String)>,
-    op_python_int_as: Vec<(String, usize)>,
-    canonical: Vec<(DType, DType)>,
-    semantics: crate::numeric::op::Semantics,
-    /// (op, each pair's loop).
-    loops: Vec<(&'static str, Vec<Loop>)>,
-    /// (op, each computation node's loop: refused or the rule).
-    dtype_loops: Vec<(&'static str, Vec<Loop>)>,
-    sum_acc: Vec<Loop>,
-    /// The declared n-ary rule, over the module's nodes (`None`: a fold).
-    nary: Option<crate::policy::nary::NaryRule>,
-    /// NumPy's legacy loop search, over the module's nodes.
-    search: Option<crate::policy::kernels::LoopSearch>,
-}
-
 /// The module of one verified policy.
 pub fn module(policy: &Policy, joins: &JoinTable, prov: &Provenance) -> String {
-    write(&lattice_plan(policy, joins), prov, None)
-}
-
-/// What an integer or bool node's `true_divide` becomes under `policy`'s rule.
-fn true_divide_of(policy: &Policy, dtypes: &[String]) -> Vec<Option<usize>> {
-    let td = policy.ops.iter().find(|r| r.op == "true_divide");
-    dtypes
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let base = d.split('@').next().unwrap_or(d);
-            let integral = matches!(
-                crate::numeric::dtype::kind(base),
-                crate::numeric::dtype::Kind::Bool
-                    | crate::numeric::dtype::Kind::Signed
-                    | crate::numeric::dtype::Kind::Unsigned
-            ) || d == "i*";
-            td.filter(|_| integral).and_then(|r| {
-                r.integer_result_of
-                    .iter()
-                    .find(|(f, _)| *f == i)
-                    .map(|(_, t)| *t)
-                    .or(r.integer_result)
-            })
-        })
-        .collect()
-}
-
-fn lattice_plan(policy: &Policy, joins: &JoinTable) -> Plan {
-    let n = policy.dtypes.len();
-    let rule = |op: &str, f: &dyn Fn(&crate::policy::spec::OpRule) -> Option<usize>| {
-        policy.ops.iter().find(|r| r.op == op).and_then(f)
-    };
-    // true_divide: each integer or bool join's result (an exception, or the default).
-    let true_divide = true_divide_of(policy, &policy.dtypes);
-    let canonical = policy
-        .canonical
-        .iter()
-        .filter_map(|&(f, t)| {
-            Some((
-                DType::named(&policy.dtypes[f])?,
-                DType::named(&policy.dtypes[t])?,
-            ))
-        })
-        .collect();
-    Plan {
-        name: policy.name.clone(),
-        about: format!(
-            "{}, generated from a lattice whose laws hold",
-            policy
-                .summary
-                .as_deref()
-                .map_or(String::new(), |x| format!(": {}", x.trim_end_matches('.')))
-        ),
-        dtypes: policy.dtypes.clone(),
-        join: (0..n * n).map(|k| joins.table.get(k / n, k % n)).collect(),
-        materialise: (0..n).map(|i| policy.materialise(i)).collect(),
-        true_divide,
-        sum_lowest: rule("sum", &|r| r.lowest),
-        sum_lowest_unsigned: rule("sum", &|r| r.lowest_unsigned),
-        op_kinds: policy
-            .ops
-            .iter()
-            .filter_map(|r| Some((r.op.clone(), r.kinds?.to_rust())))
-            .collect(),
-        op_bool_result: policy
-            .ops
-            .iter()
-            .filter_map(|r| Some((r.op.clone(), r.bool_result?)))
-            .collect(),
-        op_operand_kinds: policy
-            .ops
-            .iter()
-            .filter_map(|r| Some((r.op.clone(), r.operand_kinds?.to_rust())))
-            .collect(),
-        op_python_bool_refused: policy
-            .ops
-            .iter()
-            .filter(|r| !r.python_bool_refused_with.is_empty())
-            .map(|r| {
-                let dtypes = r.python_bool_refused_with.iter();
-                let named = dtypes.filter_map(|&i| DType::named(&policy.dtypes[i]));
-                (r.op.clone(), named.collect())
-            })
-            .collect(),
-        op_join_kinds: policy
-            .ops
-            .iter()
-            .filter_map(|r| Some((r.op.clone(), r.join_kinds?.to_rust())))
-            .collect(),
-        op_python_int_as: policy
-            .ops
-            .iter()
-            .filter_map(|r| Some((r.op.clone(), r.python_int_as?)))
-            .collect(),
-        canonical,
-        semantics: policy.kernels,
-        loops: Vec::new(),
-        dtype_loops: Vec::new(),
-        sum_acc: Vec::new(),
-        nary: None,
-        search: None,
-    }
-}
-
-/// The laws a checked table breaks, one phrase each (`not associative (1334 triples)`).
-fn broken_laws(report: &crate::laws::Report) -> Vec<String> {
-    report
-        .laws
-        .iter()
-        .filter(|l| l.status == crate::laws::Status::Violated)
-        .map(|l| {
-            format!(
-                "not {} ({}{} {})",
-                l.law.title(),
-                if l.exact { "" } else { "at least " },
-                l.count,
-                if matches!(
-                    l.law,
-                    crate::laws::Law::Associativity
-                        | crate::laws::Law::DefinednessAssociativity
-                        | crate::laws::Law::NaryFold
-                ) {
-                    "triples"
-                } else {
-                    "pairs"
-                }
-            )
-        })
-        .collect()
+    write(&plan::lattice(policy, joins), prov, None)
 }
 
 /// The module of a verified lattice policy that a measured table extends (`"kernels":
-/// {"extends": …, "dtypes": […]}`): the lattice's nodes, joins and rules unchanged, then the
-/// table's added dtypes with their measured pairs, each op's measured refusals and `sum`'s
-/// accumulators. The module's doc names the table and the laws it breaks. `Err` (a sentence)
-/// where the table contradicts the lattice on the lattice's own pairs, or a measured result
-/// is a dtype the module does not have.
+/// {"extends": …, "dtypes": […]}`): [`plan::extended`], written. `Err` (a sentence) where the
+/// table contradicts the lattice on the lattice's own pairs, or a measured result is a dtype
+/// the module does not have.
 pub fn extended_module(
     policy: &Policy,
     joins: &JoinTable,
@@ -223,288 +59,18 @@ pub fn extended_module(
     prov: &Provenance,
     table: &Provenance,
 ) -> Result<String, String> {
-    let kernels = observed
-        .kernels
-        .as_ref()
-        .filter(|k| k.extends.as_deref() == Some(policy.name.as_str()))
-        .ok_or_else(|| format!("{} does not extend the {} policy", table.path, policy.name))?;
-    let mut plan = lattice_plan(policy, joins);
-    let base = plan.dtypes.len();
-    let t = &observed.table;
-    let named = |dtypes: &[String], name: &str| dtypes.iter().position(|d| d == name);
-    // Each table node's node in the module: the lattice's of its name. A name the lattice
-    // folds into another node (a Python bool and a zero-dim bool are its `bool`) gets a node of
-    // its own, whose pairs with the lattice's nodes are those of the node it folds into (a
-    // bool tensor does not promote with a float8 one; a Python bool does). Then the added
-    // dtypes.
-    let lattice_names = plan.dtypes.clone();
-    let folded = |name: &str| -> Option<usize> {
-        if named(&lattice_names, name).is_some() {
-            return None;
-        }
-        if name == "b*" {
-            return named(&lattice_names, "bool");
-        }
-        let (b, cat) = name.split_once('@')?;
-        (cat == "0d").then(|| named(&lattice_names, b)).flatten()
-    };
-    let mut lattice_of: Vec<Option<usize>> = (0..base).map(Some).collect();
-    for i in 0..t.n() {
-        if let Some(l) = folded(t.name(i)) {
-            plan.dtypes.push(t.name(i).to_string());
-            lattice_of.push(Some(l));
-        }
-    }
-    let aliases = plan.dtypes.len();
-    for &i in &kernels.dtypes {
-        plan.dtypes.push(t.name(i).to_string());
-        lattice_of.push(None);
-    }
-    let node_of: Vec<Option<usize>> = (0..t.n()).map(|i| named(&plan.dtypes, t.name(i))).collect();
-    let n = plan.dtypes.len();
-    let (names, mats) = (plan.dtypes.clone(), plan.materialise.clone());
-    let table_of: Vec<usize> = (0..n)
-        .map(|u| node_of.iter().position(|&m| m == Some(u)))
-        .collect::<Option<_>>()
-        .ok_or_else(|| format!("{} lacks a dtype of the {} policy", table.path, policy.name))?;
-    let dim = |u: usize| names[u].split('@').next().unwrap_or_default().to_string();
-    let concrete = |u: usize| -> Option<String> { mats[u].map(|m| names[m].clone()) };
-    let mut join = vec![None; n * n];
-    let mut contradictions = Vec::new();
-    for a in 0..n {
-        for b in 0..n {
-            // A measured cell is a materialised dtype (the table may name it by a node).
-            let measured = t.get(table_of[a], table_of[b]).map(|r| {
-                let m = observed
-                    .materialised
-                    .as_ref()
-                    .and_then(|m| m[r])
-                    .unwrap_or(r);
-                t.name(m).split('@').next().unwrap_or_default().to_string()
-            });
-            if let (Some(la), Some(lb)) = (lattice_of[a], lattice_of[b]) {
-                let lattice = plan.join[la * base + lb];
-                if lattice.and_then(concrete) != measured {
-                    contradictions.push(format!(
-                        "{} ∨ {}: the lattice gives {}, the table {}",
-                        names[a],
-                        names[b],
-                        lattice.and_then(concrete).as_deref().unwrap_or("none"),
-                        measured.as_deref().unwrap_or("none")
-                    ));
-                }
-                join[a * n + b] = lattice;
-                continue;
-            }
-            // An added pair's result keeps an operand's node when it is that operand's dtype
-            // (`uint16@0d ∨ uint16@0d` stays zero-dim), the dimensioned one first.
-            join[a * n + b] = match measured {
-                None => None,
-                Some(r) => Some(
-                    [a, b]
-                        .into_iter()
-                        .filter(|&u| dim(u) == r)
-                        .min_by_key(|&u| names[u].contains('@'))
-                        .or_else(|| named(&names, &r))
-                        .ok_or_else(|| {
-                            format!(
-                                "{} ∨ {} is {r}, which the {} module does not have",
-                                names[a], names[b], policy.name
-                            )
-                        })?,
-                ),
-            };
-        }
-    }
-    if !contradictions.is_empty() {
-        let shown = contradictions.len().min(3);
-        return Err(format!(
-            "{} contradicts the {} lattice on {} of its pairs: {}",
-            table.path,
-            policy.name,
-            contradictions.len(),
-            contradictions[..shown].join("; ")
-        ));
-    }
-    plan.join = join;
-    for (u, lattice) in lattice_of.iter().enumerate().skip(base) {
-        let m = match lattice {
-            Some(l) => mats[*l],
-            None => Some(named(&names, &dim(u)).unwrap_or(u)),
-        };
-        plan.materialise.push(m);
-    }
-    plan.true_divide = true_divide_of(policy, &plan.dtypes);
-    // The table's n-ary rule over the module's nodes: PyTorch's, category by category, is the
-    // lattice's join on the lattice's nodes and raises where the added dtypes do not promote.
-    plan.nary = match &observed.nary {
-        Some(NaryRule::Torch(kinds)) => Some(NaryRule::Torch(
-            table_of.iter().map(|&i| kinds[i]).collect(),
-        )),
-        Some(NaryRule::Numpy(classes)) => Some(NaryRule::Numpy(
-            table_of.iter().map(|&i| classes[i]).collect(),
-        )),
-        None => None,
-    };
-    let module_node = |i: usize| node_of[i].expect("loops name the module's dtypes");
-    let in_module = |i: usize| node_of[i].is_some();
-    let map_loop = |l: Loop| match l {
-        Loop::In(c) => node_of[c].map_or(Loop::Rule, Loop::In),
-        Loop::Mixed(x, y) => match (node_of[x], node_of[y]) {
-            (Some(x), Some(y)) => Loop::Mixed(x, y),
-            _ => Loop::Rule,
-        },
-        l => l,
-    };
-    plan.loops = kernels
-        .loops
-        .iter()
-        .map(|(op, cells)| {
-            let mut table = vec![Loop::Rule; n * n];
-            for &((a, b), l) in cells {
-                if in_module(a) && in_module(b) {
-                    table[module_node(a) * n + module_node(b)] = map_loop(l);
-                }
-            }
-            (op.name(), table)
-        })
-        .collect();
-    plan.dtype_loops = dtype_refusals(kernels, n, |a| in_module(a).then(|| module_node(a)));
-    if kernels.sum.iter().any(Option::is_some) {
-        plan.sum_acc = vec![Loop::Rule; n];
-        for (i, acc) in kernels.sum.iter().enumerate() {
-            if let (Some(u), Some(l)) = (node_of[i], acc) {
-                plan.sum_acc[u] = map_loop(*l);
-            }
-        }
-    }
-    let added: Vec<&str> = plan.dtypes[aliases..]
-        .iter()
-        .filter(|d| !d.contains('@'))
-        .map(String::as_str)
-        .collect();
-    let breaks = broken_laws(report);
-    plan.about += &format!(
-        ".\n//!\n//! Extended by the measured table {} with {} dtypes beyond the lattice ({}), their \
-         pairs, and what the library has no kernel for{}",
-        table.path,
-        added.len(),
-        added.join(", "),
-        if breaks.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ". The measured table (all {} of its operands) is not a lattice: {}. The \
-                 lattice's laws hold on its own nodes; the kernels run the added dtypes as the \
-                 library does",
-                t.n(),
-                breaks.join("; ")
-            )
-        }
-    );
+    let plan = plan::extended(policy, joins, observed, report, table.path)?;
     Ok(write(&plan, prov, Some(table)))
 }
 
 /// The module of a measured library's table that declares what its library computes in
-/// (`"kernels"`): its pairs as measured, its n-ary rule, each op's measured loops and `sum`'s
-/// accumulators. The module's doc lists every law `report` (the table's check) finds broken:
-/// the kernels run the library as it is, and the module says it is not a lattice. `None` when
-/// the table has no `kernels`.
+/// (`"kernels"`): [`plan::table`], written. `None` when the table has no `kernels`.
 pub fn table_module(
     observed: &crate::policy::observed::Observed,
     report: &crate::laws::Report,
     prov: &Provenance,
 ) -> Option<String> {
-    let kernels = observed.kernels.as_ref().filter(|k| k.extends.is_none())?;
-    let breaks = broken_laws(report);
-    let t = &observed.table;
-    let n = t.n();
-    let dtypes: Vec<String> = (0..n).map(|i| t.name(i).to_string()).collect();
-    let weak = |i: usize| crate::numeric::dtype::is_weak(&dtypes[i]);
-    let join: Vec<Option<usize>> = (0..n * n).map(|k| t.get(k / n, k % n)).collect();
-    let loops = kernels
-        .loops
-        .iter()
-        .map(|(op, cells)| {
-            // A cast's cells are the op's own rule but where the table refuses them.
-            let mut table: Vec<Loop> = join
-                .iter()
-                .map(|j| match j {
-                    Some(j) if *op != crate::numeric::op::OpId::ASTYPE => Loop::In(*j),
-                    _ => Loop::Rule,
-                })
-                .collect();
-            for &((a, b), l) in cells {
-                table[a * n + b] = l;
-            }
-            (op.name(), table)
-        })
-        .collect();
-    let about = if breaks.is_empty() {
-        ", generated from the library's measured table (its laws hold)".to_string()
-    } else {
-        format!(
-            ", generated from the library's measured table, which is not a lattice: {}. The \
-             kernels run the library as it is",
-            breaks.join("; ")
-        )
-    };
-    let plan = Plan {
-        // The policy is the library's: `--policy numpy`.
-        name: observed.policy_name().to_string(),
-        about,
-        join,
-        // A measured cell is a concrete dtype: a weak node only stands for a Python scalar,
-        // unless the table says what its library computes it in (TensorFlow's weak tensors).
-        materialise: (0..n)
-            .map(|i| kernels.weak_dtype(i).or((!weak(i)).then_some(i)))
-            .collect(),
-        true_divide: vec![None; n],
-        sum_lowest: None,
-        sum_lowest_unsigned: None,
-        op_kinds: Vec::new(),
-        op_bool_result: Vec::new(),
-        op_operand_kinds: Vec::new(),
-        op_python_bool_refused: Vec::new(),
-        op_join_kinds: Vec::new(),
-        op_python_int_as: Vec::new(),
-        canonical: Vec::new(),
-        semantics: kernels.conventions,
-        loops,
-        dtype_loops: dtype_refusals(kernels, n, Some),
-        sum_acc: kernels
-            .sum
-            .iter()
-            .map(|l| l.unwrap_or(Loop::Rule))
-            .collect(),
-        nary: observed.nary.clone(),
-        search: kernels.search.clone(),
-        dtypes,
-    };
-    Some(write(&plan, prov, None))
-}
-
-/// Each unary op's and `clip`'s table over a module of `n` nodes: `Refused` where the measured
-/// table says the library has no kernel for a dtype (`node` places a table dtype in the
-/// module), the op's own rule elsewhere.
-fn dtype_refusals(
-    kernels: &crate::policy::kernels::Kernels,
-    n: usize,
-    node: impl Fn(usize) -> Option<usize>,
-) -> Vec<(&'static str, Vec<Loop>)> {
-    kernels
-        .dtype_loops
-        .iter()
-        .map(|(op, cells)| {
-            let mut table = vec![Loop::Rule; n];
-            for &(a, l) in cells {
-                if let (Some(m), Loop::Refused) = (node(a), l) {
-                    table[m] = Loop::Refused;
-                }
-            }
-            (op.name(), table)
-        })
-        .collect()
+    Some(write(&plan::table(observed, report)?, prov, None))
 }
 
 fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> String {
@@ -611,7 +177,7 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     let op_id = |op: &str| format!("op::OpId::of({op:?})");
     s += "    op_kinds: &[\n";
     for (op, k) in &plan.op_kinds {
-        s += &format!("        ({}, {k}),\n", op_id(op));
+        s += &format!("        ({}, {}),\n", op_id(op), k.to_rust());
     }
     s += "    ],\n";
     s += "    op_bool_result: &[\n";
@@ -621,7 +187,7 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     s += "    ],\n";
     s += "    op_operand_kinds: &[\n";
     for (op, k) in &plan.op_operand_kinds {
-        s += &format!("        ({}, {k}),\n", op_id(op));
+        s += &format!("        ({}, {}),\n", op_id(op), k.to_rust());
     }
     s += "    ],\n";
     s += "    op_python_bool_refused: &[\n";
@@ -632,7 +198,7 @@ fn write(plan: &Plan, prov: &Provenance, extension: Option<&Provenance>) -> Stri
     s += "    ],\n";
     s += "    op_join_kinds: &[\n";
     for (op, k) in &plan.op_join_kinds {
-        s += &format!("        ({}, {k}),\n", op_id(op));
+        s += &format!("        ({}, {}),\n", op_id(op), k.to_rust());
     }
     s += "    ],\n";
     s += "    op_python_int_as: &[\n";

@@ -446,3 +446,70 @@ fn the_torch_catalogue_extends_its_lattice_as_measured() {
     );
     assert_eq!(g.sum_type(f8).unwrap_err().1, Failure::Refused);
 }
+
+/// A policy built at run time (`typejoin::generate`: `run --policy FILE`, a Python `Policy` as
+/// `policy=`) is, field for field, the module `codegen` writes for it: one plan, written or
+/// built. Every shipped lattice and library table; a lattice that a measured table extends is
+/// built alone (its own nodes only: the table's dtypes are generated only beside the table).
+#[test]
+fn a_policy_built_at_run_time_is_its_generated_module() {
+    let extended: Vec<&str> = EXTENSIONS.iter().map(|(p, _)| *p).collect();
+    let mut built = 0;
+    for f in shipped()
+        .iter()
+        .map(String::as_str)
+        .chain(LIBRARY_TABLES.iter().copied())
+    {
+        let input = load(f);
+        let runtime = typejoin::generate(&input).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let shipped = typejoin::policy(runtime.name).unwrap_or_else(|e| panic!("{f}: {e}"));
+        if extended.contains(&runtime.name) {
+            assert_eq!(
+                runtime.dtypes,
+                &shipped.dtypes[..runtime.dtypes.len()],
+                "{f}"
+            );
+            assert!(runtime.dtypes.len() < shipped.dtypes.len(), "{f}");
+            continue;
+        }
+        assert_eq!(format!("{runtime:#?}"), format!("{shipped:#?}"), "{f}");
+        built += 1;
+    }
+    assert_eq!(
+        built,
+        shipped().len() - EXTENSIONS.len() + LIBRARY_TABLES.len()
+    );
+    for (base, table) in EXTENSIONS {
+        let e = typejoin::generate(&load(table)).expect_err("an extending table alone");
+        assert!(
+            e.to_string()
+                .contains(&format!("this table extends the `{base}` policy")),
+            "{e}"
+        );
+    }
+    let e = typejoin::generate(&load("tests/data/not-lattice/jep-ambiguous.toml"))
+        .expect_err("laws fail");
+    assert!(
+        e.to_string()
+            .contains("the `jep-ambiguous` policy's laws do not hold"),
+        "{e}"
+    );
+}
+
+/// `run --policy FILE` answers as the policy generated from that file.
+#[test]
+fn run_takes_a_policy_file() {
+    let run = |policy: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_typejoin"))
+            .args(["run", "tests/data/kernels/cases.jsonl", "--policy", policy])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let by_name = run("jax");
+    assert_eq!(by_name.lines().count(), 390);
+    assert_eq!(run("lattices/jax.toml"), by_name);
+    assert_eq!(run("observed/numpy_result_type.json"), run("numpy"));
+}

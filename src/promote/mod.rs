@@ -4,6 +4,9 @@
 
 use crate::numeric::dtype::DType;
 use crate::numeric::op::{Kinds, OpId, Semantics};
+use crate::policy::diag::{Diagnostic, LoadError};
+
+pub mod plan;
 
 /// "No join" in a generated table.
 pub const UNDEFINED: u8 = u8::MAX;
@@ -591,4 +594,58 @@ impl Generated {
             Ok(d)
         }
     }
+}
+
+/// The `Generated` of a policy that was never generated into the crate (a file given to
+/// `typejoin run --policy`, a Python `Policy`), built at run time from the plan codegen would
+/// write (`plan`), and kept for the process. As `typejoin codegen` does, it refuses a policy
+/// whose laws fail (the kernels read a lattice's joins as verified), a measured table that
+/// says nothing of what its library computes in (`kernels`), and one that extends a lattice
+/// (generated only beside it).
+pub fn runtime(input: &crate::order::input::Input) -> Result<&'static Generated, LoadError> {
+    use crate::order::input::Input;
+    let refuse = |message: String, help: &str| {
+        Err(LoadError::one(
+            Diagnostic::file(input.path(), message).with_help(help.to_string()),
+        ))
+    };
+    let report = input.check(crate::laws::CheckOptions::default());
+    let plan = match input {
+        Input::Policy { policy, joins, .. } => {
+            let checked = crate::check::Checked::from(report);
+            if !checked.ok() {
+                return refuse(
+                    format!(
+                        "the `{}` policy's laws do not hold; the kernels run only a verified \
+                         lattice",
+                        policy.name()
+                    ),
+                    "`typejoin check` shows what fails; `typejoin repair` the fewest changes \
+                     that make it a lattice",
+                );
+            }
+            plan::lattice(policy, joins)
+        }
+        Input::Observed(o) => {
+            if let Some(base) = o.kernels.as_ref().and_then(|k| k.extends.as_deref()) {
+                return refuse(
+                    format!("this table extends the `{base}` policy"),
+                    "the kernels run it as generated beside that policy (`typejoin codegen`)",
+                );
+            }
+            match plan::table(o, &report) {
+                Some(plan) => plan,
+                None => {
+                    return refuse(
+                        "a measured table without `kernels` says nothing of what its library \
+                         computes in"
+                            .to_string(),
+                        "scripts/dump_table.py numpy-result-type measures NumPy's loops \
+                         (docs/policy-kinds.md); or run a policy (.toml)",
+                    );
+                }
+            }
+        }
+    };
+    Ok(plan.build(input.path()))
 }
