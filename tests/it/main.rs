@@ -17,6 +17,7 @@ mod kernels;
 mod laws;
 mod nary_rule;
 mod oracle;
+mod plans;
 mod props;
 #[cfg(feature = "z3")]
 mod repair;

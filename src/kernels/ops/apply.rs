@@ -6,7 +6,7 @@ use super::astype::{astype_into, c_int_astype, c10_into, through_float32};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
 use super::nary::{clip_within, select_within};
-use super::plan::plan;
+use super::plan::{Decided, decide, planned};
 use super::reduce::sum_within;
 use super::scalar::Conversion;
 use super::shape::check_out;
@@ -17,7 +17,7 @@ use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
 use crate::numeric::op::{ComplexToBool, Float8Conversion, Narrowing};
 use crate::numeric::op::{Subnormals, SumOrder};
-use crate::promote::Generated;
+use crate::promote::{Generated, Operand};
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
 #[derive(Clone, Copy, Debug)]
@@ -116,10 +116,8 @@ pub fn apply_with(
             return apply_with(policy, Op::Multiply.id(), &args, options, alloc)
                 .map_err(as_rewritten(policy));
         }
-        let (out_dtype, shape, x, y, compute) = plan(policy, o, a, b, options.max_elements)?;
-        let mut out = checked(alloc(out_dtype, &shape)?, out_dtype, &shape)?;
-        compute_binary(policy, o, compute, (a, &x), (b, &y), &mut out);
-        return Ok(out);
+        let decided = decide(policy, o, a, b)?;
+        return run_binary(policy, o, &decided, (a, b), options, alloc);
     }
     if op == OpId::ASTYPE {
         let to = policy.canonical_dtype(
@@ -213,6 +211,82 @@ pub fn apply_with(
     let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
     out.data.assign(r.data);
     Ok(out)
+}
+
+/// A binary op after [`decide`]: planned for the operands' shapes and values, then computed
+/// into the storage `alloc` gives.
+fn run_binary(
+    policy: &Generated,
+    op: Op,
+    decided: &Decided,
+    (a, b): (&Arg, &Arg),
+    options: Options,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    let (out_dtype, shape, x, y, compute) =
+        planned(policy, op, decided, a, b, options.max_elements)?;
+    let mut out = alloc(out_dtype, &shape)?;
+    check_out(&out, out_dtype, &shape)?;
+    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
+    Ok(out)
+}
+
+/// A binary op planned for two array operands from their [`Operand`]s (dtype, zero-dim or
+/// not) alone: what [`apply_with`] decides before it sees a shape or a value, made once and
+/// reused for every call on arrays of those dtypes (the Python binding keeps one per policy,
+/// op and operand pair). [`ArrayPlan::apply_with`] computes exactly what [`apply_with`]
+/// computes for the same arguments.
+#[derive(Clone, Debug)]
+pub struct ArrayPlan<'p> {
+    policy: &'p Generated,
+    op: Op,
+    operands: (Operand, Operand),
+    decided: Decided,
+}
+
+impl<'p> ArrayPlan<'p> {
+    /// The plan of `op` on two arrays like `a` and `b` (`Arg::Array`s), or `None` where
+    /// there is none to keep: `op` is not binary, an operand is a Python scalar or is first
+    /// converted by the policy's `[canonical]`, or the op refuses these dtypes (
+    /// [`apply_with`] then says why).
+    pub fn new(policy: &'p Generated, op: OpId, [a, b]: &[Arg; 2]) -> Option<ArrayPlan<'p>> {
+        let o = Op::of_id(op)?;
+        let array =
+            |x: &Arg| matches!(x, Arg::Array(x) if policy.canonical_dtype(x.dtype) == x.dtype);
+        if !(array(a) && array(b)) {
+            return None;
+        }
+        let decided = decide(policy, o, a, b).ok().filter(Decided::computes)?;
+        Some(ArrayPlan {
+            policy,
+            op: o,
+            operands: (a.operand(), b.operand()),
+            decided,
+        })
+    }
+
+    /// The operands the plan was made for.
+    pub fn operands(&self) -> (Operand, Operand) {
+        self.operands
+    }
+
+    /// [`apply_with`] of the plan's policy and op on `args` (with the default options but
+    /// `max_elements`), `alloc` called as it calls it; arguments other than the plan's
+    /// operands take the whole dispatcher.
+    pub fn apply_with(
+        &self,
+        args: &[Arg; 2],
+        options: Options,
+        alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+    ) -> Result<Array, OpError> {
+        let [a, b] = args;
+        if !matches!((a, b), (Arg::Array(_), Arg::Array(_)))
+            || (a.operand(), b.operand()) != self.operands
+        {
+            return apply_with(self.policy, self.op.id(), args, options, alloc);
+        }
+        run_binary(self.policy, self.op, &self.decided, (a, b), options, alloc)
+    }
 }
 
 fn array_arg<'a>(args: &'a [Arg], k: usize, op: &str) -> Result<&'a Array, OpError> {

@@ -35,7 +35,7 @@ mod unary;
 pub(crate) mod vocab;
 mod xla;
 
-pub use self::apply::{Options, apply, apply_with, parse_op};
+pub use self::apply::{ArrayPlan, Options, apply, apply_with, parse_op};
 pub use self::astype::{astype, astype_into};
 pub use self::binary::{binary, binary_into};
 pub use self::nary::{clip, select};

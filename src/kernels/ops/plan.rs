@@ -52,6 +52,38 @@ pub(super) fn plan<'a>(
     b: &'a Arg,
     max_elements: usize,
 ) -> Result<Prepared<'a>, OpError> {
+    let decided = decide(policy, op, a, b)?;
+    planned(policy, op, &decided, a, b, max_elements)
+}
+
+/// What [`plan`] decides before it sees a shape or an array's value: for two array operands a
+/// function of the policy, the op and the operands' [`Operand`]s alone, which
+/// [`super::ArrayPlan`] keeps.
+///
+/// [`Operand`]: crate::promote::Operand
+#[derive(Clone, Debug)]
+pub(super) struct Decided {
+    compute: DType,
+    /// The operands' conversion into `compute`, before the shape-dependent choice of
+    /// [`super::xla::selects`].
+    conv: Conversion,
+    /// The comparison operand a Python int compared by value stands in (`exact_comparison`).
+    exact: Option<usize>,
+    /// A promotion error the op raises after broadcasting (the join a Python number reaches
+    /// `compute` through does not exist).
+    through: Result<(), OpError>,
+}
+
+impl Decided {
+    /// Whether the op goes on to compute (no error is pending).
+    pub(super) fn computes(&self) -> bool {
+        self.through.is_ok()
+    }
+}
+
+/// The dtype-level half of [`plan`]: the operands' kinds checked, the computation dtype read
+/// from the policy, the conversion into it chosen.
+pub(super) fn decide(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> Result<Decided, OpError> {
     // A Python int is read before anything else (PyTorch wraps it as a tensor, JAX parses it);
     // the operands an op refuses whatever the result dtype are refused before a uint64 of
     // PyTorch's fails to promote (`bool[12] - 2**63` is torch's bool-subtraction error).
@@ -70,6 +102,54 @@ pub(super) fn plan<'a>(
     }
     .map_err(promotion)?;
     accepts(policy, op.id(), compute)?;
+    let mut conv = Conversion::of(policy, compute);
+    // A library that flushes subnormals still computes `remainder`'s `fmod` in software, on
+    // the operands as they are (`Subnormals::Flush`).
+    // XLA's complex `maximum` and `minimum` select the operand itself
+    // (`ComplexOrder::Lexicographic`), its subnormal parts kept.
+    if op == Op::Remainder
+        || (matches!(op, Op::Maximum | Op::Minimum)
+            && compute.is_complex()
+            && policy.semantics.complex_order == ComplexOrder::Lexicographic)
+    {
+        conv = conv.keeping_subnormals();
+    }
+    // Where an op rule or a measured loop computes elsewhere than the join, a Python int
+    // reaches the computation dtype through the join under `PythonInt::Cast` (TensorFlow:
+    // `uint8 / -129` divides by 127.0). A measured loop may exist without a join (NumPy's
+    // `np.add(int8, bfloat16)` is a float32 loop): the scalar then converts directly.
+    let measured = policy.measures(op.id(), oa, ob);
+    let mut through = Ok(());
+    if op == Op::TrueDivide || measured {
+        match policy.result_type(oa, ob) {
+            Ok(join) => conv = conv.through(join),
+            Err(e) if !measured => through = Err(promotion(e)),
+            Err(_) => {}
+        }
+    }
+    Ok(Decided {
+        compute,
+        conv,
+        exact,
+        through,
+    })
+}
+
+/// The shape- and value-dependent half of [`plan`], after [`decide`].
+pub(super) fn planned<'a>(
+    policy: &Generated,
+    op: Op,
+    decided: &Decided,
+    a: &'a Arg,
+    b: &'a Arg,
+    max_elements: usize,
+) -> Result<Prepared<'a>, OpError> {
+    let Decided {
+        compute,
+        mut conv,
+        exact,
+        ..
+    } = *decided;
     // PyTorch multiplies by a second operand of one element in its CPU scalar path
     // (`ScalarPrecision::Float32`), which computes only float16 and bfloat16 of the reduced
     // floats: a float8 raises ("mul_cpu_reduced_float" not implemented).
@@ -90,32 +170,11 @@ pub(super) fn plan<'a>(
         );
     }
     let shape = broadcast(a.shape(), b.shape(), max_elements)?;
-    let mut conv = Conversion::of(policy, compute);
-    // A library that flushes subnormals still computes `remainder`'s `fmod` in software, on
-    // the operands as they are (`Subnormals::Flush`).
-    // XLA's complex `maximum` and `minimum` select the operand itself
-    // (`ComplexOrder::Lexicographic`), its subnormal parts kept.
     // XLA's `x · convert(bool)` is a select of `x` as converted (`BoolMultiply::Select`).
-    if op == Op::Remainder
-        || (matches!(op, Op::Maximum | Op::Minimum)
-            && compute.is_complex()
-            && policy.semantics.complex_order == ComplexOrder::Lexicographic)
-        || super::xla::selects(policy, op, compute, (a, b), &shape).is_some()
-    {
+    if super::xla::selects(policy, op, compute, (a, b), &shape).is_some() {
         conv = conv.keeping_subnormals();
     }
-    // Where an op rule or a measured loop computes elsewhere than the join, a Python int
-    // reaches the computation dtype through the join under `PythonInt::Cast` (TensorFlow:
-    // `uint8 / -129` divides by 127.0). A measured loop may exist without a join (NumPy's
-    // `np.add(int8, bfloat16)` is a float32 loop): the scalar then converts directly.
-    let measured = policy.measures(op.id(), oa, ob);
-    if op == Op::TrueDivide || measured {
-        match policy.result_type(oa, ob) {
-            Ok(join) => conv = conv.through(join),
-            Err(e) if !measured => return Err(promotion(e)),
-            Err(_) => {}
-        }
-    }
+    decided.through.clone()?;
     let operand = |arg: &'a Arg, k: usize| {
         if exact == Some(k) {
             let zero = conv.scalar(Scalar::Int(0), compute)?;

@@ -185,7 +185,8 @@ pub enum Arg {
 }
 
 impl Arg {
-    pub(super) fn operand(&self) -> Operand {
+    /// The operand's place in a policy: its dtype (zero-dim or not), or its Python kind.
+    pub fn operand(&self) -> Operand {
         match self {
             Arg::Array(a) if a.shape.is_empty() => Operand::ZeroDim(a.dtype),
             Arg::Array(a) => Operand::Array(a.dtype),

@@ -1,0 +1,129 @@
+//! A kept plan computes what the dispatcher computes: `ops::ArrayPlan::apply_with` equals
+//! `ops::apply` bit for bit (and error for error) for every generated policy and binary op, on
+//! random dtype pairs, shapes (dimensioned, zero-dim, one-element, broadcast) and bit
+//! patterns, the plan made once and applied to fresh values, as the Python binding reuses it.
+
+use typejoin::op::{Arity, CATALOGUE};
+use typejoin::ops::{self, Arg, ArrayPlan};
+use typejoin::{Array, DType, GENERATED, Rng};
+
+/// An array of `dtype` and `shape` with random valid bit patterns (a third of them zero).
+fn random(rng: &mut Rng, dtype: DType, shape: &[usize]) -> Array {
+    let width = |d: DType| d.pattern_bits();
+    let mask = |w: u32| if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let (re, im) = if dtype.is_complex() {
+        (mask(width(dtype.part())), mask(width(dtype.part())))
+    } else {
+        (mask(width(dtype)), 0)
+    };
+    let n = shape.iter().product::<usize>();
+    let mut draw = |m: u64| match rng.below(3) {
+        0 => 0,
+        _ => rng.next_u64() & m,
+    };
+    let bits: Vec<[u64; 2]> = (0..n).map(|_| [draw(re), draw(im)]).collect();
+    Array::from_bits(dtype, shape.to_vec(), &bits).expect("valid patterns")
+}
+
+#[test]
+fn a_kept_plan_computes_what_apply_computes() {
+    const SHAPES: [(&[usize], &[usize]); 5] = [
+        (&[5], &[5]),
+        (&[], &[4]),
+        (&[2, 3], &[3]),
+        (&[1], &[6]),
+        (&[3], &[]),
+    ];
+    let dtypes: Vec<DType> = DType::all().collect();
+    let binary: Vec<_> = CATALOGUE
+        .iter()
+        .filter(|o| o.kernel && o.arity == Arity::Binary)
+        .map(|o| ops::parse_op(o.name).expect("a kernel op"))
+        .collect();
+    let mut rng = Rng::new(41);
+    let (mut planned, mut compared) = (0, 0);
+    for policy in GENERATED {
+        for &op in &binary {
+            for _ in 0..48 {
+                let a = dtypes[rng.below(dtypes.len())];
+                let b = if rng.below(3) == 0 {
+                    a
+                } else {
+                    dtypes[rng.below(dtypes.len())]
+                };
+                let (sa, sb) = SHAPES[rng.below(SHAPES.len())];
+                let pair = |rng: &mut Rng| {
+                    [
+                        Arg::Array(random(rng, a, sa)),
+                        Arg::Array(random(rng, b, sb)),
+                    ]
+                };
+                let first = pair(&mut rng);
+                let Some(plan) = ArrayPlan::new(policy, op, &first) else {
+                    continue;
+                };
+                planned += 1;
+                for args in [first, pair(&mut rng), pair(&mut rng)] {
+                    let want = ops::apply(policy, op, &args, ops::Options::default());
+                    let got = plan.apply_with(&args, ops::Options::default(), |t, shape| {
+                        Ok(Array::zeros(t, shape.to_vec())?)
+                    });
+                    assert_eq!(
+                        got,
+                        want,
+                        "{} {} on {} {sa:?} and {} {sb:?}",
+                        policy.name,
+                        op.name(),
+                        a.name(),
+                        b.name()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    // Most pairs have a plan; the rest (a dtype the policy lacks, a refused pair) take
+    // `ops::apply` in the binding and need none.
+    assert!(planned > 1_000, "{planned} plans");
+    assert_eq!(compared, 3 * planned);
+}
+
+#[test]
+fn scalars_and_refused_pairs_have_no_plan() {
+    let numpy = typejoin::policy("numpy").expect("generated");
+    let add = ops::parse_op("add").expect("a kernel op");
+    let x = || Arg::Array(Array::zeros(DType::Float32, vec![2]).expect("small"));
+    let one = Arg::Scalar(ops::Scalar::Int(1));
+    assert!(ArrayPlan::new(numpy, add, &[x(), one]).is_none());
+    let plan = ArrayPlan::new(numpy, add, &[x(), x()]).expect("float32 + float32");
+    assert_eq!(
+        plan.operands(),
+        (
+            typejoin::Operand::Array(DType::Float32),
+            typejoin::Operand::Array(DType::Float32)
+        )
+    );
+    // NumPy has no bool subtraction: the dispatcher says why, so no plan is kept.
+    let subtract = ops::parse_op("subtract").expect("a kernel op");
+    let t = || Arg::Array(Array::zeros(DType::Bool, vec![2]).expect("small"));
+    assert!(ArrayPlan::new(numpy, subtract, &[t(), t()]).is_none());
+    assert!(ops::apply(numpy, subtract, &[t(), t()], ops::Options::default()).is_err());
+    // A plan applied to other operands than its own runs the whole dispatcher.
+    let int8 = Arg::Array(
+        Array::zeros(
+            DType::Int {
+                bits: 8,
+                signed: true,
+            },
+            vec![2],
+        )
+        .unwrap(),
+    );
+    let got = plan.apply_with(&[x(), int8.clone()], ops::Options::default(), |t, s| {
+        Ok(Array::zeros(t, s.to_vec())?)
+    });
+    assert_eq!(
+        got,
+        ops::apply(numpy, add, &[x(), int8], ops::Options::default())
+    );
+}
