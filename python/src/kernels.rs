@@ -9,11 +9,13 @@ use numpy::npyffi::{self, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_W
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyCFunction, PyComplex, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use typejoin::{
-    Array, DType, Data,
-    ops::{self, Arg, ErrorKind, OpError, Scalar},
+    Array, DType, Data, Generated, Operand,
+    op::OpId,
+    ops::{self, Arg, ArrayPlan, ErrorKind, OpError, Scalar},
 };
 
 use crate::KernelError;
@@ -28,8 +30,10 @@ const DETACH_ELEMENTS: usize = 1 << 14;
 static SEEN: Mutex<Vec<(Py<PyArrayDescr>, Option<DType>)>> = Mutex::new(Vec::new());
 const DESCRIPTORS_KEPT: usize = 64;
 
-/// The descriptor a result of each dtype is allocated with (NumPy's or ml_dtypes').
-static MADE: Mutex<Vec<(DType, Py<PyArrayDescr>)>> = Mutex::new(Vec::new());
+/// The descriptor a result of each dtype is allocated with (NumPy's or ml_dtypes'), by
+/// [`DType::id`]: made once, then read without a lock.
+static MADE: [PyOnceLock<Py<PyArrayDescr>>; DType::COUNT] =
+    [const { PyOnceLock::new() }; DType::COUNT];
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -93,9 +97,12 @@ fn seen_dtype_of(d: &Bound<'_, PyArrayDescr>) -> PyResult<Option<DType>> {
 
 /// The NumPy descriptor of a typejoin dtype, for new results.
 fn descriptor<'py>(py: Python<'py>, t: DType) -> PyResult<Bound<'py, PyArrayDescr>> {
-    if let Some((_, d)) = lock(&MADE).iter().find(|(k, _)| *k == t) {
-        return Ok(d.bind(py).clone());
-    }
+    MADE[t.id()]
+        .get_or_try_init(py, || new_descriptor(py, t))
+        .map(|d| d.bind(py).clone())
+}
+
+fn new_descriptor(py: Python<'_>, t: DType) -> PyResult<Py<PyArrayDescr>> {
     if matches!(t, DType::Complex32 | DType::BComplex32) {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "the result is {}, which has no NumPy dtype (the Python kernels return NumPy \
@@ -108,9 +115,7 @@ fn descriptor<'py>(py: Python<'py>, t: DType) -> PyResult<Bound<'py, PyArrayDesc
         Ok(d) => d,
         Err(_) => numpy_dtype.call1((py.import("ml_dtypes")?.getattr(t.name())?,))?,
     };
-    let d = d.cast_into::<PyArrayDescr>()?;
-    lock(&MADE).push((t, d.clone().unbind()));
-    Ok(d)
+    Ok(d.cast_into::<PyArrayDescr>()?.unbind())
 }
 
 /// `x` as a C-contiguous, aligned ndarray in native byte order: `x` itself when it is one,
@@ -128,7 +133,7 @@ fn contiguous_or_weak<'py>(
     {
         return Ok(Ok(a.clone()));
     }
-    static HELPER: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    static HELPER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = x.py();
     let helper = HELPER.get_or_try_init(py, || -> PyResult<_> {
         Ok(py
@@ -252,6 +257,10 @@ fn kernel_error(py: Python<'_>, e: OpError) -> PyErr {
     err
 }
 
+/// How the error of an `out=` of another dtype or shape than the result's begins
+/// (`typejoin.reference._native_call` casts the result into it instead).
+const OUT_MISMATCH: &str = "out= is ";
+
 /// The caller's `out=`: its dtype, and whether it shares memory with an operand.
 struct Out {
     array: Py<PyUntypedArray>,
@@ -276,7 +285,7 @@ fn allocate(
         let a = o.array.bind(py);
         if o.dtype != t || a.shape() != shape {
             return Err(input(format!(
-                "out= is {} {:?}, the result {} {:?}",
+                "{OUT_MISMATCH}{} {:?}, the result {} {:?}",
                 o.dtype.name(),
                 a.shape(),
                 t.name(),
@@ -343,16 +352,79 @@ pub fn call<'py>(
             typejoin::policy(policy.extract::<&str>()?).map_err(|e| crate::policy_error(py, &e))?
         }
     };
-    let mut keep = Vec::with_capacity(args.len());
-    let args: Vec<Arg> = args
-        .iter()
-        .map(|x| operand(&x, &mut keep))
-        .collect::<PyResult<_>>()?;
     let options = ops::Options {
         dtype: dtype.map(dtype_named).transpose()?,
         axis,
         ..ops::Options::default()
     };
+    let op = ops::parse_op(op).map_err(|e| kernel_error(py, e))?;
+    run(py, op, args, generated, out, options)
+}
+
+/// The plans of binary ops on two arrays made so far, by policy (its address: every policy
+/// the binding runs lives for the process), op and operands; `None` where the op has no plan
+/// for them (`ArrayPlan::new`). At most [`PLANS_KEPT`] per thread.
+type PlanKey = (usize, OpId, Operand, Operand);
+thread_local! {
+    static PLANS: std::cell::RefCell<Vec<(PlanKey, Option<ArrayPlan<'static>>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+const PLANS_KEPT: usize = 256;
+
+/// The kept plan of `op` on `args` under `policy`, made on first use.
+fn array_plan(policy: &'static Generated, op: OpId, args: &[Arg; 2]) -> Option<ArrayPlan<'static>> {
+    let [a @ Arg::Array(_), b @ Arg::Array(_)] = args else {
+        return None;
+    };
+    let key = (
+        std::ptr::from_ref(policy) as usize,
+        op,
+        a.operand(),
+        b.operand(),
+    );
+    PLANS.with_borrow_mut(|plans| {
+        if let Some((_, plan)) = plans.iter().find(|(k, _)| *k == key) {
+            return plan.clone();
+        }
+        let plan = ArrayPlan::new(policy, op, args);
+        if plans.len() < PLANS_KEPT {
+            plans.push((key, plan.clone()));
+        }
+        plan
+    })
+}
+
+/// `ops::apply_with`, through the kept plan of a binary op on two arrays where it has one
+/// (the same result, without deciding again what the operands' dtypes decide).
+fn dispatch(
+    policy: &'static Generated,
+    op: OpId,
+    args: &[Arg],
+    options: ops::Options,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    if let Ok(pair) = <&[Arg; 2]>::try_from(args)
+        && let Some(plan) = array_plan(policy, op, pair)
+    {
+        return plan.apply_with(pair, options, alloc);
+    }
+    ops::apply_with(policy, op, args, options, alloc)
+}
+
+/// [`call`] of a parsed op under a resolved policy.
+fn run<'py>(
+    py: Python<'py>,
+    op: OpId,
+    args: &Bound<'py, PyTuple>,
+    generated: &'static Generated,
+    out: Option<&Bound<'py, PyAny>>,
+    options: ops::Options,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut keep = Vec::with_capacity(args.len());
+    let args: Vec<Arg> = args
+        .iter()
+        .map(|x| operand(&x, &mut keep))
+        .collect::<PyResult<_>>()?;
     let out = match out {
         None => None,
         Some(o) => {
@@ -376,7 +448,6 @@ pub fn call<'py>(
             })
         }
     };
-    let op = ops::parse_op(op).map_err(|e| kernel_error(py, e))?;
     let mut made = None;
     let big = args
         .iter()
@@ -384,12 +455,12 @@ pub fn call<'py>(
     let result = if big {
         // The kernel runs without the GIL; allocating the result takes it back for a moment.
         py.detach(|| {
-            ops::apply_with(generated, op, &args, options, |t, shape| {
+            dispatch(generated, op, &args, options, |t, shape| {
                 Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
             })
         })
     } else {
-        ops::apply_with(generated, op, &args, options, |t, shape| {
+        dispatch(generated, op, &args, options, |t, shape| {
             allocate(py, out.as_ref(), &mut made, t, shape)
         })
     }
@@ -409,4 +480,162 @@ pub fn call<'py>(
         (None, Some(made)) => Ok(made.into_bound(py)),
         (None, None) => Err(PyValueError::new_err("the kernel returned no result")),
     }
+}
+
+/// The Python function of a unary or binary kernel op (`typejoin.reference.add`, …):
+/// `add(x, y, *, policy="numpy", out=None)`, a native function called without a Python frame
+/// between the caller and the kernel. A generated policy's name (or none: `numpy`) runs
+/// here; any other `policy=` (a `Policy`, a `Table`, a file's path), and an `out=` of
+/// another dtype than the result's (cast by the library's rule), take
+/// `typejoin.reference._native_call`. One function per op, made on first request.
+#[pyfunction]
+pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction>> {
+    use typejoin::op::Arity;
+    static MADE_KERNELS: Mutex<Vec<(OpId, Py<PyCFunction>)>> = Mutex::new(Vec::new());
+    let id = ops::parse_op(op).map_err(|e| kernel_error(py, e))?;
+    if let Some((_, f)) = lock(&MADE_KERNELS).iter().find(|(k, _)| *k == id) {
+        return Ok(f.bind(py).clone());
+    }
+    let params: &'static [&'static str] = match id.info().arity {
+        Arity::Unary => &["x"],
+        Arity::Binary => &["x", "y"],
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "kernel({op:?}): only unary and binary ops have a kernel function; \
+                 typejoin.reference.call runs the others"
+            )));
+        }
+    };
+    let list = params.join(", ");
+    let name = id.name();
+    let doc = format!(
+        "{name}({list}, *, policy='numpy', out=None)\n--\n\n``{name}({list})`` under \
+         ``policy`` (the runner's op ``{name}``)."
+    );
+    let leak = |s: String| -> PyResult<&'static std::ffi::CStr> {
+        let c = std::ffi::CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Box::leak(c.into_boxed_c_str()))
+    };
+    let f = PyCFunction::new_closure(
+        py,
+        Some(leak(name.to_string())?),
+        Some(leak(doc)?),
+        move |args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>| {
+            kernel_call(args.py(), id, params, args, kwargs).map(Bound::unbind)
+        },
+    )?;
+    lock(&MADE_KERNELS).push((id, f.clone().unbind()));
+    Ok(f)
+}
+
+/// One call of a [`kernel`] function: `args` and `kwargs` as Python passed them.
+fn kernel_call<'py>(
+    py: Python<'py>,
+    op: OpId,
+    params: &[&str],
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let name = op.name();
+    let type_error = pyo3::exceptions::PyTypeError::new_err;
+    if args.len() > params.len() {
+        return Err(type_error(format!(
+            "{name}() takes {} positional argument(s) but {} were given",
+            params.len(),
+            args.len()
+        )));
+    }
+    let (mut policy, mut out) = (None, None);
+    let mut named: [Option<Bound<'py, PyAny>>; 2] = [None, None];
+    if let Some(kwargs) = kwargs {
+        for (k, v) in kwargs.iter() {
+            let k = k.cast_into::<PyString>()?;
+            match k.to_str()? {
+                "policy" => policy = Some(v),
+                "out" => out = Some(v).filter(|v| !v.is_none()),
+                key => match params.iter().position(|p| *p == key) {
+                    Some(i) if i >= args.len() => named[i] = Some(v),
+                    Some(_) => {
+                        return Err(type_error(format!(
+                            "{name}() got multiple values for argument '{key}'"
+                        )));
+                    }
+                    None => {
+                        return Err(type_error(format!(
+                            "{name}() got an unexpected keyword argument '{key}'"
+                        )));
+                    }
+                },
+            }
+        }
+    }
+    let operands =
+        if named.iter().all(Option::is_none) {
+            args.clone()
+        } else {
+            let mut all: Vec<Bound<'py, PyAny>> = args.iter().collect();
+            for (i, p) in params.iter().enumerate().skip(args.len()) {
+                all.push(named[i].take().ok_or_else(|| {
+                    type_error(format!("{name}() missing required argument: '{p}'"))
+                })?);
+            }
+            PyTuple::new(py, all)?
+        };
+    if operands.len() < params.len() {
+        return Err(type_error(format!(
+            "{name}() missing required argument: '{}'",
+            params[operands.len()]
+        )));
+    }
+    let generated = match &policy {
+        None => Some(default_policy()?),
+        Some(p) => p
+            .cast::<PyString>()
+            .ok()
+            .and_then(|s| typejoin::policy(s.to_str().ok()?).ok()),
+    };
+    if let Some(generated) = generated {
+        match run(
+            py,
+            op,
+            &operands,
+            generated,
+            out.as_ref(),
+            ops::Options::default(),
+        ) {
+            Err(e) if out.is_some() && is_out_mismatch(py, &e) => {}
+            r => return r,
+        }
+    }
+    // A policy only Python resolves, or a result cast into `out=`.
+    static FALLBACK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let fallback = FALLBACK.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("typejoin.reference")?
+            .getattr("_native_call")?
+            .unbind())
+    })?;
+    let policy = match policy {
+        Some(p) => p,
+        None => PyString::new(py, "numpy").into_any(),
+    };
+    fallback.bind(py).call1((name, operands, policy, out))
+}
+
+/// The `numpy` policy, the kernels' default.
+fn default_policy() -> PyResult<&'static Generated> {
+    static NUMPY: std::sync::OnceLock<&'static Generated> = std::sync::OnceLock::new();
+    if let Some(g) = NUMPY.get() {
+        return Ok(g);
+    }
+    let g = typejoin::policy("numpy").map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(NUMPY.get_or_init(|| g))
+}
+
+/// The error of an `out=` whose dtype or shape is not the result's ([`allocate`]).
+fn is_out_mismatch(py: Python<'_>, e: &PyErr) -> bool {
+    e.is_instance_of::<KernelError>(py)
+        && e.value(py)
+            .str()
+            .is_ok_and(|s| s.to_str().is_ok_and(|s| s.starts_with(OUT_MISMATCH)))
 }

@@ -413,6 +413,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_ops, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::call, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels::kernel, m)?)?;
     m.add("PolicyError", m.py().get_type::<PolicyError>())?;
     m.add("KernelError", m.py().get_type::<KernelError>())?;
     Ok(())

@@ -395,3 +395,55 @@ def test_out_of_another_dtype_casts_by_the_librarys_rule():
     # The unary ops too.
     o = np.empty(2, np.float64)
     assert ref.negative(np.array([1, -2], np.int8), out=o).tolist() == [-1.0, 2.0]
+
+
+@pytest.mark.parametrize("cases,expected,policy", SETS)
+def test_the_op_functions_answer_every_case_as_call_does(cases, expected, policy):
+    """``ref.add`` and the other unary and binary ops are native functions (no Python frame,
+    the binary plans kept per dtype pair): every committed case of theirs, run twice (the
+    second time through the kept plan) and under a ``Policy`` object (the Python fallback),
+    gives ``call``'s answer bit for bit, or its error."""
+    arity = dict(typejoin._native.kernel_ops())
+    obj = typejoin.policy(policy)
+    ran = 0
+    for case, want in load(cases, expected):
+        if arity.get(case["op"]) not in ("unary", "binary") or case.get("dtype"):
+            continue
+        f = getattr(ref, case["op"])
+        args = [to_arg(a) for a in case["args"]]
+        for how in (policy, policy, obj):
+            try:
+                got = f(*args, policy=how)
+            except typejoin.KernelError as e:
+                assert e.kind == want.get("kind"), f"case {case['id']}: {e}"
+                continue
+            assert (got.dtype.name, list(got.shape)) == (want["dtype"], want["shape"]), case["id"]
+            assert bits_of(got) == want["bits"], f"case {case['id']}"
+        ran += 1
+    assert ran > 100
+
+
+def test_the_op_functions_take_their_arguments_as_python_functions_do():
+    x, y = np.array([1.5, -2.0], np.float32), np.array([0.5, 4.0], np.float32)
+    assert ref.add.__name__ == "add"
+    assert str(__import__("inspect").signature(ref.add)) == "(x, y, *, policy='numpy', out=None)"
+    assert ref.negative.__text_signature__ == "(x, *, policy='numpy', out=None)"
+    assert ref.add(x, y=y).tolist() == [2.0, 2.0]
+    assert ref.add(x=x, y=y, policy="jax", out=None).tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match=r"add\(\) takes 2 positional argument\(s\) but 3"):
+        ref.add(x, y, y)
+    with pytest.raises(TypeError, match="missing required argument: 'y'"):
+        ref.add(x)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        ref.add(x, x=y)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'where'"):
+        ref.add(x, y, where=True)
+    with pytest.raises(typejoin.PolicyError):
+        ref.add(x, y, policy="no-such-policy")
+    # One function per op, whoever asks.
+    assert typejoin._native.kernel("add") is ref.add
+    with pytest.raises(ValueError, match="only unary and binary ops"):
+        typejoin._native.kernel("sum")
+    # A kept plan is the dtype pair's, whatever the values: int8 overflows, then wraps again.
+    a = np.array([100], np.int8)
+    assert ref.add(a, a).tolist() == [-56] and ref.add(a, a + 1).tolist() == [-55]

@@ -201,36 +201,6 @@ def call(op: str, *args: Any, policy: Any = "numpy", out: Optional[np.ndarray] =
     return _native_call(op, args, policy, out, to, axis)
 
 
-def _binary(op: str):
-    native = _native.call
-
-    def f(x: Any, y: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
-        if type(policy) is not str or policy not in _GENERATED:
-            policy = _policy_arg(policy)
-        if out is None:
-            return native(op, (x, y), policy, out)
-        return _native_call(op, (x, y), policy, out)
-
-    f.__name__ = f.__qualname__ = op
-    f.__doc__ = f"``{op}(x, y)`` under ``policy`` (the runner's op ``{op}``)."
-    return f
-
-
-def _unary(op: str):
-    native = _native.call
-
-    def f(x: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
-        if type(policy) is not str or policy not in _GENERATED:
-            policy = _policy_arg(policy)
-        if out is None:
-            return native(op, (x,), policy, out)
-        return _native_call(op, (x,), policy, out)
-
-    f.__name__ = f.__qualname__ = op
-    f.__doc__ = f"``{op}(x)`` under ``policy``."
-    return f
-
-
 def astype(x: Any, dtype: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
     """``x`` converted to ``dtype``: NumPy's/ml_dtypes' conversion, correctly rounded."""
     return call("astype", x, policy=policy, out=out, dtype=dtype)
@@ -290,11 +260,11 @@ def sum(x: Any, axis: Optional[int] = None, *, dtype: Any = None,  # noqa: A001
     return out
 
 
+# The unary and binary ops: native functions (`add(x, y, *, policy="numpy", out=None)`) that
+# run a generated policy without a Python frame and hand any other `policy=`, or an `out=` the
+# result is cast into, to `_native_call`.
 for _name, _arity in _native.kernel_ops():
-    if _arity == "binary":
-        globals()[_name] = _binary(_name)
-        __all__.append(_name)
-    elif _arity == "unary":
-        globals()[_name] = _unary(_name)
+    if _arity in ("binary", "unary"):
+        globals()[_name] = _native.kernel(_name)
         __all__.append(_name)
 __all__ += ["astype", "clip", "where", "sum"]
