@@ -6,12 +6,14 @@
    preallocated result) and into a new result (which adds the new array's page faults: read
    them against NumPy's own new-result cost, printed beside);
 2. per-call overhead at n = 1e3 against NumPy's `np.add`;
-3. bfloat16, float16 and float8 pairs against NumPy + ml_dtypes, new results and `out=`.
+3. bfloat16, float16 and float8 pairs against NumPy + ml_dtypes, new results and `out=`;
+4. `np.add` ÷ `reference.add` (float32 + float32) at n = 1e3 … 1e6, new results and `out=`
+   (`--sizes` runs this part alone).
 
 Best of --runs, each side in turn, --rounds rounds. OpenBLAS's idle threads are kept off the
 cores (NumPy's add does not use them). Needs the package installed (`pip install ./python`)
 and a release build of the CLI for 1 (`cargo build --release`).
-Usage: python3 benches/compare_python.py [--rounds R] [--runs K]   (from the crate root)
+Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes]   (from the crate root)
 """
 import os
 
@@ -20,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
+import timeit  # noqa: E402
 
 from common import best  # noqa: E402
 import ml_dtypes  # noqa: E402
@@ -78,6 +81,34 @@ def measure(rounds=3, runs=10):
             "small": small}
 
 
+def sizes(rounds=15):
+    """`np.add` ÷ `reference.add` on float32 arrays at n = 1e3 … 1e6: {n: (new, out=)}, each
+    side the best of `rounds` alternating rounds (ratios above 1: typejoin is faster)."""
+    rng = np.random.default_rng(2)
+    ratios = {}
+    for n in (1_000, 10_000, 100_000, 1_000_000):
+        a, b = normal("float32", n, rng), normal("float32", n, rng)
+        out = np.add(a, b)
+        number = max(20, 2_000_000 // n)
+        sides = {"ref": lambda: ref.add(a, b), "np": lambda: np.add(a, b),
+                 "ref_out": lambda: ref.add(a, b, out=out),
+                 "np_out": lambda: np.add(a, b, out=out)}
+        t = {k: float("inf") for k in sides}
+        for _ in range(rounds):
+            for k, f in sides.items():
+                t[k] = min(t[k], timeit.timeit(f, number=number) / number)
+        ratios[n] = (t["np"] / t["ref"], t["np_out"] / t["ref_out"], t["ref"], t["np"])
+    return ratios
+
+
+def sizes_table(rounds=15):
+    lines = ["| n | new result | `out=` |", "|---|---|---|"]
+    for n, (new, out, t_ref, t_np) in sizes(rounds).items():
+        lines.append(f"| 1e{len(str(n)) - 1} | {new:.2f} ({t_ref * 1e6:.2f} µs against {t_np * 1e6:.2f} µs) "
+                     f"| {out:.2f} |")
+    return "\n".join(lines)
+
+
 def markdown(rounds=3, runs=10):
     """The docs tables (scripts/bench)."""
     m = measure(rounds, runs)
@@ -103,6 +134,8 @@ def markdown(rounds=3, runs=10):
         lines.append(f"| {r['pair']} | {r['np_new'] * 1e3:.1f} ms | {r['new'] * 1e3:.2f} ms | "
                      f"{r['np_new'] / r['new']:.1f}× | {r['np_out'] * 1e3:.1f} ms | "
                      f"{r['out'] * 1e3:.2f} ms | {r['np_out'] / r['out']:.1f}× |")
+    lines += ["", "`np.add` ÷ `reference.add`, float32 + float32 (above 1: typejoin is faster):",
+              "", sizes_table()]
     return "\n".join(lines)
 
 
@@ -110,8 +143,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sizes", action="store_true", help="only np.add ÷ reference.add by size")
     args = ap.parse_args()
-    print(markdown(args.rounds, args.runs))
+    print(sizes_table() if args.sizes else markdown(args.rounds, args.runs))
 
 
 if __name__ == "__main__":
