@@ -15,12 +15,17 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = [1, 1000])]
-fn add_float32(b: Bencher, n: usize) {
+/// The `numpy` policy, `add`, and two float32 arrays of `n` zeros.
+fn float32_add(n: usize) -> (&'static typejoin::Generated, typejoin::op::OpId, [Arg; 2]) {
     let policy = typejoin::policy("numpy").expect("the numpy policy is generated");
     let op = ops::parse_op("add").expect("add is a kernel op");
     let arg = || Arg::Array(Array::zeros(DType::Float32, vec![n]).expect("a small array"));
-    let args = [arg(), arg()];
+    (policy, op, [arg(), arg()])
+}
+
+#[divan::bench(args = [1, 1000])]
+fn add_float32(b: Bencher, n: usize) {
+    let (policy, op, args) = float32_add(n);
     b.bench(|| ops::apply(policy, op, black_box(&args), ops::Options::default()));
 }
 
@@ -33,10 +38,7 @@ fn parse_policy_and_op() -> bool {
 /// dtype-level planning done once.
 #[divan::bench(args = [1, 1000])]
 fn add_float32_kept_plan(b: Bencher, n: usize) {
-    let policy = typejoin::policy("numpy").expect("the numpy policy is generated");
-    let op = ops::parse_op("add").expect("add is a kernel op");
-    let arg = || Arg::Array(Array::zeros(DType::Float32, vec![n]).expect("a small array"));
-    let args = [arg(), arg()];
+    let (policy, op, args) = float32_add(n);
     let plan = ops::ArrayPlan::new(policy, op, &args).expect("float32 + float32 has a plan");
     b.bench(|| {
         plan.apply_with(black_box(&args), ops::Options::default(), |t, shape| {

@@ -588,7 +588,8 @@ fn kernel_call<'py>(
         )));
     }
     let generated = match &policy {
-        None => Some(default_policy()?),
+        // The kernels' default, `numpy` (a lookup by name: a few nanoseconds).
+        None => Some(typejoin::policy("numpy").map_err(|e| crate::policy_error(py, &e))?),
         Some(p) => p
             .cast::<PyString>()
             .ok()
@@ -620,16 +621,6 @@ fn kernel_call<'py>(
         None => PyString::new(py, "numpy").into_any(),
     };
     fallback.bind(py).call1((name, operands, policy, out))
-}
-
-/// The `numpy` policy, the kernels' default.
-fn default_policy() -> PyResult<&'static Generated> {
-    static NUMPY: std::sync::OnceLock<&'static Generated> = std::sync::OnceLock::new();
-    if let Some(g) = NUMPY.get() {
-        return Ok(g);
-    }
-    let g = typejoin::policy("numpy").map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(NUMPY.get_or_init(|| g))
 }
 
 /// The error of an `out=` whose dtype or shape is not the result's ([`allocate`]).
