@@ -26,6 +26,12 @@ library's scalar loop) and at the head of a 64-element block (its vector loop); 
 `place-dependent` when those two answers differ, as with ±0 ties where a vector loop keeps the
 other operand, or a float past uint32's range that a vector loop converts by a split at 2^31.
 
+For NumPy a differing value is also classified by CPU: the same seed's cases are answered again
+in a child process with NumPy's AVX-512 dispatch targets disabled (`NPY_DISABLE_CPU_FEATURES`,
+e.g. `X86_V4 AVX512_ICL AVX512_SPR` in NumPy 2.4); the class is `cpu-dependent` when the
+library's answer there is typejoin's, as with `power`, which NumPy computes by Intel's SVML on
+AVX-512 machines and by libm's `pow` elsewhere.
+
 `--record STEM` writes the cases and the library's answers to tests/data/kernels/
 STEM_cases.jsonl and STEM_expected.jsonl (the runner's line format), for a test to replay
 without the library.
@@ -54,6 +60,9 @@ parser.add_argument("--catalogue", action="store_true",
                     help="torch: draw its catalogue beyond the lattice too (uint16-64, float8)")
 parser.add_argument("--focus", default=None,
                     help="comma-separated dtypes: each case's first operand is one of them")
+parser.add_argument("--answers", default=None,
+                    help="only write the library's answers (JSON lines) to this file and exit "
+                         "(the CPU classification's child process)")
 parser.add_argument("--safe", action="store_true",
                     help="tensorflow: dtype_conversion_mode=\"safe\", run as --policy tensorflow-safe")
 args = parser.parse_args()
@@ -291,6 +300,31 @@ def cause(op, xs, index, got):
     return ""
 
 
+def avx512_targets():
+    """NumPy's dispatch targets that need AVX-512 (`X86_V4`, `AVX512_*`): disabled in the
+    child that answers the cases as a machine without AVX-512 would."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    return [t for t in __cpu_dispatch__ if "AVX512" in t or t == "X86_V4"]
+
+
+def portable_answers():
+    """The library's answers to this seed's cases with AVX-512 dispatch disabled (NumPy),
+    computed by the same script in a child process, which draws the same cases."""
+    targets = avx512_targets()
+    if not targets:
+        return None
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as f:
+        env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(targets))
+        subprocess.run([sys.executable, os.path.abspath(__file__), args.library, "--seed",
+                        str(seed), "--cases", str(args.cases), "--answers", f.name]
+                       + (["--focus", args.focus] if args.focus else []),
+                       env=env, check=True)
+        return [json.loads(line) for line in f]
+
+
 def nan_only(want, got):
     """Whether every element that differs is a NaN on both sides (a NaN's sign or payload: the
     library's answers are canonical NaNs, the runner keeps what a cast produces)."""
@@ -325,12 +359,17 @@ def main():
         cases.append({"id": cid, "op": op, "args": [lib.arg_json(x) for x in xs]} | extra)
         expected.append({"id": cid} | want)
         calls.append((op, xs, extra))
+    if args.answers:
+        with open(args.answers, "w") as f:
+            f.writelines(json.dumps(e) + "\n" for e in expected)
+        return
     lines = "".join(json.dumps(c) + "\n" for c in cases)
     policy = getattr(lib, "POLICY", args.library)  # tensorflow --safe: tensorflow-safe
     out = subprocess.run([args.bin, "run", "--policy", policy, "-"], input=lines,
                          capture_output=True, text=True, check=False).stdout.splitlines()
     classes = {}
     dump = open(args.dump, "w") if args.dump else None
+    portable = None  # answered on first need (NumPy)
     for case, want, got, (op, xs, extra) in zip(cases, expected, out, calls):
         got = json.loads(got)
         if "kind" in want or "kind" in got:
@@ -347,6 +386,12 @@ def main():
                 what = "NaN payload"
             else:
                 what = "value " + (place(op, xs, index, extra) or cause(op, xs, index, got))
+                if what == "value " and args.library == "numpy":
+                    if portable is None:
+                        portable = portable_answers() or []
+                    there = portable[case["id"]] if portable else None
+                    if there is not None and there.get("bits") == got["bits"]:
+                        what = "value cpu-dependent"
         else:
             continue
         key = (op, what.strip(), signature(xs), want.get("dtype", ""))
