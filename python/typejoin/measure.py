@@ -191,10 +191,12 @@ NUMPY_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "r
 # int_conversion by scripts/oracle_float_int_casts.py numpy (`np.float64(300.5).astype(uint8)` is 44,
 # NaN to uint64 is 2**63); where_scalars by scripts/fuzz_libraries.py numpy (`np.where(c, 300,
 # int8)` is 44, `np.where(c, 2**64 - 1, 255)` int64 -1); sum_order by
-# scripts/oracle_sums.py numpy (np.sum's pairwise order, bit for bit).
+# scripts/oracle_sums.py numpy (np.sum's pairwise order, bit for bit); power_exponent by
+# scripts/fuzz_libraries.py numpy --seed 200104 (`np.power(float64[33], float8_e4m3fn@0d 0.5)`
+# is sqrt's: -0.0 stays -0.0) and the shape and dtype pairs in docs/kernels.md.
 NUMPY_CONVENTIONS = {"zero_ties": "operand", "python_int_comparison": "exact",
                      "intn_conversion": "wrap", "clip_bounds": "drop", "int_conversion": "x86",
-                     "where_scalars": "wrap", "sum_order": "numpy"}
+                     "where_scalars": "wrap", "sum_order": "numpy", "power_exponent": "numpy"}
 
 
 def numpy_kernels(dtypes, result):

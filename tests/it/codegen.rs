@@ -45,8 +45,8 @@ fn kernel_conventions_are_generated() {
         BoolMultiply, BroadcastDivisor, ClipBounds, ClipComposition, ClipMixedBounds, ComplexAdd,
         ComplexDivide, ComplexMultiply, ComplexNegative, ComplexOrder, ComplexPower, ComplexToBool,
         DivisionByZero, Float8Conversion, FloatFloorDivide, IntComparison, IntConversion,
-        IntnConversion, Narrowing, PythonInt, ScalarOverArray, ScalarPrecision, Semantics,
-        Subnormals, SumOrder, WhereScalars, ZeroSign, ZeroTies,
+        IntnConversion, Narrowing, PowerExponent, PythonInt, ScalarOverArray, ScalarPrecision,
+        Semantics, Subnormals, SumOrder, WhereScalars, ZeroSign, ZeroTies,
     };
     let torch = typejoin::policy("torch").unwrap();
     assert_eq!(
@@ -69,6 +69,7 @@ fn kernel_conventions_are_generated() {
             intn_conversion: IntnConversion::Saturate,
             int_conversion: IntConversion::X86C10,
             sum_order: SumOrder::Torch,
+            power_exponent: PowerExponent::Pow,
             complex_to_bool: ComplexToBool::Either,
             subnormals: Subnormals::Keep,
             zero_ties: ZeroTies::Vectors,
@@ -124,6 +125,7 @@ fn kernel_conventions_are_generated() {
             clip_composition: ClipComposition::Chained,
             broadcast_divisor: BroadcastDivisor::Reciprocal,
             sum_order: SumOrder::Xla,
+            power_exponent: PowerExponent::Pow,
             narrowing: Narrowing::ViaFloat32,
             complex_multiply: ComplexMultiply::Xla,
             ..Semantics::default()

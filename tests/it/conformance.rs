@@ -512,11 +512,11 @@ fn torch_clamps_integers_with_bounds_past_the_range_as_measured() {
     );
 }
 
-/// Issue 17's PyTorch data: 9,273 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
+/// Issue 17's PyTorch data: 9,278 cases measured from torch 2.15 CPU by scripts/oracle_torch.py
 /// (every op of the runner, dimensioned × zero-dim × Python-scalar operands, NaN, ±inf, −0.0,
 /// subnormals, integer limits, overflowing Python ints, division by zero, a Python number over
 /// a tensor as `t.reciprocal() * s`, subtract refusing any bool operand, Python numbers past a
-/// float dtype's range in `clamp` and `where`).
+/// float dtype's range in `clamp` and `where`, two Python ints from 2**63 on as uint64s).
 #[test]
 fn every_torch_case_is_bit_exact() {
     let (ops, kinds) = library_cases_are_bit_exact("torch", "torch_cases", "torch_expected");
@@ -1584,6 +1584,27 @@ fn every_library_narrows_through_float32_as_measured() {
             "{name}"
         );
     }
+}
+
+/// `scripts/oracle_power.py`: NumPy 2.4.6's `power` with a one-element exponent (−1, ±0, 0.5,
+/// 1, 2, −0.5, 3) of every shape pair NumPy treats apart (zero-dim, `(1,)` and `(1, 1)`
+/// exponents beside bases of one and more elements, Python floats, full arrays) and loops of
+/// float64, float32 (from float16, bfloat16, float8 and int8 operands too), float16 and
+/// bfloat16, measured with NumPy's AVX-512 dispatch off. Every case answers as NumPy does
+/// under `power_exponent = "numpy"`; computed by `pow` for every element, the counted ones
+/// differ (a −0.0 or −inf base to the power 0.5, where NumPy takes `sqrt`).
+#[test]
+fn numpy_power_takes_its_fast_path_for_a_one_element_exponent() {
+    let numpy = typejoin::policy("numpy").unwrap();
+    assert_eq!(
+        numpy.semantics.power_exponent,
+        typejoin::op::PowerExponent::Numpy
+    );
+    let pow = typejoin::op::Semantics {
+        power_exponent: typejoin::op::PowerExponent::Pow,
+        ..numpy.semantics
+    };
+    assert_eq!(exact_but_under(numpy, "numpy_power", 1185, pow), 24);
 }
 
 /// `jnp.floor_divide` by a zero-dim float32 subnormal, measured on jax 0.10.2 (found by

@@ -24,6 +24,7 @@ use crate::numeric::op::ComplexMultiply;
 use crate::numeric::op::ComplexPower;
 use crate::numeric::op::Float8Conversion;
 use crate::numeric::op::FloatFloorDivide;
+use crate::numeric::op::PowerExponent;
 use crate::numeric::op::ScalarOverArray;
 use crate::numeric::op::ScalarPrecision;
 use crate::numeric::op::Subnormals;
@@ -145,6 +146,12 @@ fn compute_ieee(
     }
     if op == Op::Power && compute.is_complex() {
         return complex_power(policy, compute, (a, x), (b, y), out);
+    }
+    if op == Op::Power
+        && policy.semantics.power_exponent == PowerExponent::Numpy
+        && numpy_scalar_power(compute, (a, x), (b, y), out)
+    {
+        return;
     }
     let formulas = match (op, policy.semantics.complex_multiply) {
         (Op::TrueDivide, _) if policy.semantics.complex_divide == ComplexDivide::Eigen => {
@@ -330,6 +337,73 @@ fn complex_power(
         unreachable!("an array")
     };
     out.data.assign(r.data);
+}
+
+/// NumPy's float32 and float64 `power` loops given an exponent of stride zero
+/// (`PowerExponent::Numpy`): an exponent of −1, 0, 0.5, 1 or 2 is `1 / x`, 1, `sqrt(x)`, `x`
+/// or `x · x` for every element. False, with nothing written, for any other exponent, dtype or
+/// shape: libm's `pow` then computes the result. Operands load as the general path loads them
+/// (`lanes`), so a float16 or int8 base widens as it would for `pow`.
+fn numpy_scalar_power(
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) -> bool {
+    use super::lanes::{canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader, load_into};
+    // The exponent's stride is zero where it is zero-dim (a Python number too), or where
+    // NumPy's iterator broadcasts it: the base is not zero-dim and of another shape. Operands
+    // of one shape (zero-dim ones aside) take the trivial loop, the exponent's stride its size.
+    let one = y.array.len() == 1;
+    let stride_zero = b.shape().is_empty() || (!a.shape().is_empty() && a.shape() != b.shape());
+    if !(one && stride_zero) || out.dtype != compute {
+        return false;
+    }
+    macro_rules! special {
+        ($unit:ident, $t:ty, $load:expr, $lane:path, $canon:path) => {{
+            let Data::$unit(o) = &mut out.data else {
+                return false;
+            };
+            let mut e = [0.0 as $t];
+            load_into(&$load(y.array.dtype), &y.array.data, 0, true, &mut e, $lane);
+            let e = e[0];
+            let f: fn($t) -> $t = if e == -1.0 {
+                |v| 1.0 / v
+            } else if e == 0.0 {
+                |_| 1.0
+            } else if e == 0.5 {
+                <$t>::sqrt
+            } else if e == 1.0 {
+                |v| v
+            } else if e == 2.0 {
+                |v| v * v
+            } else {
+                return false;
+            };
+            let load = $load(x.array.dtype);
+            let mut lanes = [0.0 as $t; super::vocab::CHUNK];
+            for (k, o) in o.chunks_mut(super::vocab::CHUNK).enumerate() {
+                let v = &mut lanes[..o.len()];
+                let start = k * super::vocab::CHUNK;
+                load_into(&load, &x.array.data, start, x.splat, v, $lane);
+                for (o, &v) in o.iter_mut().zip(v.iter()) {
+                    *o = $canon(f(v));
+                }
+            }
+            true
+        }};
+    }
+    match compute {
+        DType::Float32 => special!(
+            U32,
+            f32,
+            |d| f32_loader(d, DType::Float32),
+            f32_lane,
+            canon32
+        ),
+        DType::Float64 => special!(U64, f64, f64_loader, f64_lane, canon64),
+        _ => false,
+    }
 }
 
 /// An operand compared by its value.

@@ -71,7 +71,9 @@ macro_rules! float_stage {
                 Op::TrueDivide => it.for_each(|(o, (&x, &y))| *o = x / y),
                 Op::FloorDivide => it.for_each(|(o, (&x, &y))| *o = $floor(x, y)),
                 Op::Remainder => it.for_each(|(o, (&x, &y))| *o = $rem(x, y)),
-                Op::Power => it.for_each(|(o, (&x, &y))| *o = (x as f64).powf(y as f64) as $t),
+                // libm's `pow` and `powf` (glibc's): what NumPy, PyTorch's scalar loop and
+                // XLA call (`pow` in float64 rounded to float32 differs from `powf` now and then).
+                Op::Power => it.for_each(|(o, (&x, &y))| *o = x.powf(y)),
                 // NaN propagates; ties (+0 vs -0) give the second operand.
                 Op::Maximum => it.for_each(|(o, (&x, &y))| {
                     *o = if x.is_nan() || x > y {
