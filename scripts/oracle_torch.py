@@ -467,8 +467,7 @@ def main():
             emit("clip", [a, -math.inf, b], lambda: torch.clamp(a, -math.inf, b))
             emit("clip", [a, b, math.inf], lambda: torch.clamp(a, b, math.inf))
     # a Python int from 2**63 on is a uint64, which PyTorch promotes only with a float: where
-    # of two Python numbers raises with an int, bool or complex (two such ints give a uint64
-    # array, left out: the policy has no uint64)
+    # of two Python numbers raises with an int, bool or complex (two such ints: below)
     big = 2 ** 63
     cond = tensor("bool", [True, False], (2,))
     for s, r in [(big, 1.5), (big, 300), (big, True), (big, 1j), (300, big), (2.5, big),
@@ -495,6 +494,11 @@ def main():
                 emit(op, [e, d], lambda: BINARY[op][0](e, d))
             z = tensor(x, [0, 0], (2, 1))
             emit(op, [z, tensor(x, [], (0,))], lambda: BINARY[op][0](z, tensor(x, [], (0,))))
+    # two Python ints from 2**63 on are two uint64s: where's result is uint64 (found by
+    # scripts/fuzz_libraries.py torch --seed 200105); beside a smaller int or a bool it raises
+    for s, r in [(big, 2 ** 64 - 1), (2 ** 64 - 1, big), (big, big), (2 ** 64 - 1, 2 ** 63 - 1),
+                 (big, False)]:
+        emit("where", [cond, s, r], lambda: torch.where(cond, s, r))
     write_cases("torch", cases, expected)
     print(f"{len(cases)} cases from torch {torch.__version__}")
 

@@ -505,6 +505,21 @@ pub(super) fn select_within(
     let compute = policy
         .nary_type(&[x.operand(), y.operand()])
         .map_err(promotion)?;
+    // PyTorch reads a Python int from 2^63 on as a uint64 (beside any other Python int or bool
+    // `python_ints_fit` refused it above): two such ints choose between uint64s
+    // (`torch.where(c, 2**63, 2**64 - 1)` is uint64; found by `scripts/fuzz_libraries.py torch
+    // --seed 200105`).
+    let compute = match (x, y, policy.semantics.python_int) {
+        (Arg::Scalar(Scalar::Int(p)), Arg::Scalar(Scalar::Int(q)), PythonInt::Wrap)
+            if *p >= 1 << 63 && *q >= 1 << 63 =>
+        {
+            DType::Int {
+                bits: 64,
+                signed: false,
+            }
+        }
+        _ => compute,
+    };
     accepts(policy, OpId::WHERE, compute)?;
     // A float16 or bfloat16 result rounds the number (to ±inf) in PyTorch's where; a complex
     // one, complex32 too, raises.
