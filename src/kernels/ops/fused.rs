@@ -64,8 +64,13 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
             }
         }
     };
-    let threads = rayon::current_num_threads();
-    if n >= PARALLEL_MIN && threads > 1 {
+    // The pool is asked only for a large pass (asking costs a lookup of rayon's registry).
+    let threads = if n >= PARALLEL_MIN {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    if threads > 1 {
         // Streamed chunks are few and large: each ends with a store fence, which waits for
         // its non-temporal stores to drain (with 16K-element chunks two threads measured no
         // faster than one).
