@@ -300,7 +300,18 @@ fn allocate(
         return unsafe { view(a, t, true) }.map_err(|e| input(e.to_string()));
     }
     let d = descriptor(py, t).map_err(|e| input(e.to_string()))?;
-    let mut dims: Vec<npyffi::npy_intp> = shape.iter().map(|&n| n as npyffi::npy_intp).collect();
+    // NumPy's dimensions, on the stack for the shapes arrays have (NumPy's limit is 64).
+    let mut stack = [0 as npyffi::npy_intp; 8];
+    let mut heap = Vec::new();
+    let dims: &mut [npyffi::npy_intp] = if shape.len() <= stack.len() {
+        &mut stack[..shape.len()]
+    } else {
+        heap.resize(shape.len(), 0);
+        &mut heap
+    };
+    for (d, &n) in dims.iter_mut().zip(shape) {
+        *d = n as npyffi::npy_intp;
+    }
     // Uninitialised, as NumPy's own new results are: `apply_with` writes every element of the
     // result before it reads one (the contract `Array::output` states for `out=`), and an
     // array whose kernel fails is dropped unseen.
@@ -383,8 +394,11 @@ fn array_plan(policy: &'static Generated, op: OpId, args: &[Arg; 2]) -> Option<A
         b.operand(),
     );
     PLANS.with_borrow_mut(|plans| {
-        if let Some((_, plan)) = plans.iter().find(|(k, _)| *k == key) {
-            return plan.clone();
+        // The last plan found first: a loop calls one op on one pair of dtypes.
+        if let Some(at) = plans.iter().rposition(|(k, _)| *k == key) {
+            let last = plans.len() - 1;
+            plans.swap(at, last);
+            return plans[last].1.clone();
         }
         let plan = ArrayPlan::new(policy, op, args);
         if plans.len() < PLANS_KEPT {
@@ -516,16 +530,273 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
         let c = std::ffi::CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Box::leak(c.into_boxed_c_str()))
     };
-    let f = PyCFunction::new_closure(
-        py,
-        Some(leak(name.to_string())?),
-        Some(leak(doc)?),
-        move |args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>| {
-            kernel_call(args.py(), id, params, args, kwargs).map(Bound::unbind)
+    // A function of CPython's vectorcall protocol (`METH_FASTCALL | METH_KEYWORDS`): its
+    // arguments arrive as an array, no tuple or dict made; `self` is the op's catalogue place.
+    // CPython keeps a pointer to the definition for the function's life: it is leaked, once
+    // per op (`MADE_KERNELS`).
+    let def = Box::leak(Box::new(pyo3::ffi::PyMethodDef {
+        ml_name: leak(name.to_string())?.as_ptr(),
+        ml_meth: pyo3::ffi::PyMethodDefPointer {
+            PyCFunctionFastWithKeywords: kernel_fastcall,
         },
-    )?;
+        ml_flags: pyo3::ffi::METH_FASTCALL | pyo3::ffi::METH_KEYWORDS,
+        ml_doc: leak(doc)?.as_ptr(),
+    }));
+    let place = id.index().into_pyobject(py)?;
+    // SAFETY: `def` lives for the process; `PyCFunction_NewEx` takes its own reference to
+    // `place` and returns a new reference, or NULL with an exception set.
+    let f = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::PyCFunction_NewEx(def, place.as_ptr(), std::ptr::null_mut()),
+        )
+    }?
+    .cast_into::<PyCFunction>()?;
     lock(&MADE_KERNELS).push((id, f.clone().unbind()));
     Ok(f)
+}
+
+/// The C entry of every [`kernel`] function: arguments as CPython's vectorcall passes them.
+/// Errors become Python exceptions, a panic a `PanicException`, as PyO3's own functions do.
+unsafe extern "C" fn kernel_fastcall(
+    place: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargs: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: CPython calls a function of `METH_FASTCALL` with the thread attached.
+    let py = unsafe { Python::assume_attached() };
+    let body = std::panic::AssertUnwindSafe(|| {
+        // SAFETY: CPython's vectorcall contract: `args` holds `nargs` positional arguments
+        // then one per name in `kwnames` (a tuple, or NULL), all borrowed for the call.
+        unsafe { fastcall_body(py, place, args, nargs, kwnames) }
+    });
+    let err = match std::panic::catch_unwind(body) {
+        Ok(Ok(r)) => return r.into_ptr(),
+        Ok(Err(e)) => e,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a kernel panicked".to_string());
+            pyo3::panic::PanicException::new_err(what)
+        }
+    };
+    err.restore(py);
+    std::ptr::null_mut()
+}
+
+/// A [`kernel`] function's call: two NumPy arrays of one shape take [`fast_lane`]; anything
+/// else (keywords, Python numbers, other array types or layouts) [`kernel_call`].
+///
+/// # Safety
+/// As [`kernel_fastcall`]'s arguments.
+unsafe fn fastcall_body<'py>(
+    py: Python<'py>,
+    place: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargs: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `place` is the int `kernel` made the function with.
+    let place = unsafe { Bound::from_borrowed_ptr(py, place) }.extract::<usize>()?;
+    let op = OpId::at(place);
+    let names = if kwnames.is_null() {
+        None
+    } else {
+        // SAFETY: a tuple of str, borrowed for the call.
+        Some(unsafe { Bound::from_borrowed_ptr(py, kwnames) }.cast_into::<PyTuple>()?)
+    };
+    let positional = usize::try_from(nargs).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let all = positional + names.as_ref().map_or(0, |n| n.len());
+    // SAFETY: the vectorcall contract above.
+    let raw = unsafe { std::slice::from_raw_parts(args, all) };
+    // Two arrays, and maybe `out=` (the only keyword then).
+    let out = match (&names, raw) {
+        (None, [_, _]) => Some(None),
+        (Some(n), [_, _, o]) if n.len() == 1 && n.get_item(0)?.eq("out")? => Some(Some(*o)),
+        _ => None,
+    };
+    if let Some(out) = out
+        && let Some(r) = unsafe { fast_lane(py, op, raw[0], raw[1], out) }?
+    {
+        return Ok(r);
+    }
+    // SAFETY: borrowed references, alive for the call.
+    let arg = |p: &*mut pyo3::ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *p) };
+    let tuple = PyTuple::new(py, raw[..positional].iter().map(arg))?;
+    let kwargs = match &names {
+        None => None,
+        Some(names) => {
+            let d = PyDict::new(py);
+            for (k, v) in names.iter().zip(&raw[positional..]) {
+                d.set_item(k, arg(v))?;
+            }
+            Some(d)
+        }
+    };
+    use typejoin::op::Arity;
+    let params: &[&str] = match op.info().arity {
+        Arity::Unary => &["x"],
+        _ => &["x", "y"],
+    };
+    kernel_call(py, op, params, &tuple, kwargs.as_ref())
+}
+
+/// `op(x, y)` (into `out`, when given) under the default policy (`numpy`) where `x` and `y`
+/// are NumPy arrays (the `ndarray` type itself) of one shape of at least one dimension,
+/// C-contiguous, aligned and in native byte order, of NumPy's own dtypes whose every pattern
+/// is a value (not bool), and `out` is a writeable one of their shape and the result's dtype
+/// sharing no memory with them: read straight from their object structs, no other check to
+/// make. `None` for anything else, which [`kernel_call`] takes; the result is the one it
+/// computes (the same kept plan).
+///
+/// # Safety
+/// `x`, `y` and `out` are live Python objects, borrowed for the call.
+unsafe fn fast_lane<'py>(
+    py: Python<'py>,
+    op: OpId,
+    x: *mut pyo3::ffi::PyObject,
+    y: *mut pyo3::ffi::PyObject,
+    out: Option<*mut pyo3::ffi::PyObject>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
+    use std::sync::atomic::Ordering::Relaxed;
+    // SAFETY: NumPy's C API as rust-numpy imports it.
+    let ndarray = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
+    // SAFETY: `x`, `y` and `out` are live objects.
+    let is_array = |o: *mut pyo3::ffi::PyObject| unsafe { pyo3::ffi::Py_TYPE(o) == ndarray };
+    if !(is_array(x) && is_array(y) && out.is_none_or(is_array)) {
+        return Ok(None);
+    }
+    let (xa, ya) = (x.cast::<PyArrayObject>(), y.cast::<PyArrayObject>());
+    let oa = out.map(|o| o.cast::<PyArrayObject>());
+    // SAFETY: both are ndarrays (their exact type was checked): these are their struct's
+    // fields, and `dimensions` holds `nd` sizes.
+    let (nd, dims, dtype) = unsafe {
+        let nd = (*xa).nd;
+        if nd < 1 || (*ya).nd != nd {
+            return Ok(None);
+        }
+        let n = nd as usize;
+        let dims = std::slice::from_raw_parts((*xa).dimensions, n);
+        if dims != std::slice::from_raw_parts((*ya).dimensions, n) {
+            return Ok(None);
+        }
+        let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+        if (*xa).flags & want != want || (*ya).flags & want != want {
+            return Ok(None);
+        }
+        if let Some(o) = oa
+            && ((*o).nd != nd
+                || dims != std::slice::from_raw_parts((*o).dimensions, n)
+                || (*o).flags & (want | NPY_ARRAY_WRITEABLE) != want | NPY_ARRAY_WRITEABLE)
+        {
+            return Ok(None);
+        }
+        let dtype = |a: *mut PyArrayObject| {
+            let d = (*a).descr;
+            let native = matches!((*d).byteorder as u8, b'=' | b'|')
+                || (cfg!(target_endian = "little") && (*d).byteorder as u8 == b'<');
+            let num = usize::try_from((*d).type_num)
+                .ok()
+                .filter(|&n| n < BUILTIN_TYPES && native)?;
+            match BUILTIN[num].load(Relaxed) {
+                NONE_YET | NO_DTYPE => None,
+                id => DType::from_id(usize::from(id)),
+            }
+        };
+        (n, dims, (dtype(xa), dtype(ya), oa.map(dtype)))
+    };
+    let (Some(tx), Some(ty)) = (dtype.0, dtype.1) else {
+        return Ok(None);
+    };
+    let out = match (oa, dtype.2) {
+        (None, _) => None,
+        (Some(o), Some(Some(t))) => Some((o, t)),
+        (Some(_), _) => return Ok(None),
+    };
+    let full = |t: DType| t.pattern_bits() == 8 * t.unit().bytes() as u32 || t.is_complex();
+    if !(full(tx) && full(ty)) {
+        return Ok(None);
+    }
+    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    debug_assert_eq!(shape.len(), nd);
+    let len: usize = shape.iter().product();
+    // An `out` sharing memory with an operand is computed aside by `kernel_call`.
+    let bytes = |a: *mut PyArrayObject, t: DType| {
+        // SAFETY: a live ndarray's data pointer.
+        let start = unsafe { (*a).data } as usize;
+        (start, start + len * t.unit().bytes())
+    };
+    if let Some((o, t)) = out {
+        let (lo, hi) = bytes(o, t);
+        let overlaps = |(s, e): (usize, usize)| s < hi && lo < e;
+        if overlaps(bytes(xa, tx)) || overlaps(bytes(ya, ty)) {
+            return Ok(None);
+        }
+    }
+    let array = |a: *mut PyArrayObject, t: DType, shape: Vec<usize>| {
+        // SAFETY: a C-contiguous, aligned buffer of `len` elements of `t` (read from the
+        // array's own descriptor), alive while `x` and `y` are, only read.
+        let data = unsafe { Data::borrowed(t.unit(), (*a).data.cast::<u8>(), len, false) };
+        Array::new(t, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))
+    };
+    let args = [
+        Arg::Array(array(xa, tx, shape.clone())?),
+        Arg::Array(array(ya, ty, shape)?),
+    ];
+    let policy = default_policy(py)?;
+    let Some(plan) = array_plan(policy, op, &args) else {
+        return Ok(None);
+    };
+    let out = match out {
+        None => None,
+        Some((o, dtype)) => Some(Out {
+            // SAFETY: `o` is a live object, borrowed for the call.
+            array: unsafe { Bound::from_borrowed_ptr(py, o.cast()) }
+                .cast_into::<PyUntypedArray>()?
+                .unbind(),
+            dtype,
+            overlaps: false,
+        }),
+    };
+    let mut made = None;
+    let options = ops::Options::default();
+    let result = if len >= DETACH_ELEMENTS {
+        py.detach(|| {
+            plan.apply_with(&args, options, |t, shape| {
+                Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
+            })
+        })
+    } else {
+        plan.apply_with(&args, options, |t, shape| {
+            allocate(py, out.as_ref(), &mut made, t, shape)
+        })
+    };
+    drop(args);
+    match result {
+        // An `out` of another dtype: `kernel_call` casts the result into it (nothing was
+        // computed: the allocation comes first).
+        Err(e) if out.is_some() && e.message.starts_with(OUT_MISMATCH) => Ok(None),
+        Err(e) => Err(kernel_error(py, e)),
+        Ok(_) => match (out, made) {
+            (Some(o), _) => Ok(Some(o.array.into_bound(py).into_any())),
+            (None, Some(m)) => Ok(Some(m.into_bound(py))),
+            (None, None) => Err(PyValueError::new_err("the kernel returned no result")),
+        },
+    }
+}
+
+/// The kernels' default policy, `numpy`, looked up once.
+fn default_policy(py: Python<'_>) -> PyResult<&'static Generated> {
+    static NUMPY: std::sync::OnceLock<&'static Generated> = std::sync::OnceLock::new();
+    if let Some(p) = NUMPY.get() {
+        return Ok(p);
+    }
+    let p = typejoin::policy("numpy").map_err(|e| crate::policy_error(py, &e))?;
+    Ok(NUMPY.get_or_init(|| p))
 }
 
 /// One call of a [`kernel`] function: `args` and `kwargs` as Python passed them.
