@@ -630,11 +630,16 @@ conventions! {
         /// `SAME`, the smaller half of the padding first), each window one by one from +0.0, and
         /// the windows' sums reduced again the same way. Dimensions of size 1 are dropped (a
         /// single summed element is copied, −0.0 and subnormals kept); float16 and bfloat16 sum
-        /// in float32, rounded once; under `subnormals = "flush"` every step flushes. Measured
-        /// on 1,500 random arrays of every float and complex dtype, shape and axis up to 3,000
-        /// elements (jax 0.10.2, `scripts/oracle_sums.py jax`): all bit for bit but 6 sums of
-        /// a whole (2, 3) array of float64 or complex, which XLA adds row by row; its order
-        /// over several dimensions is not modelled beyond this.
+        /// in float32, rounded once; under `subnormals = "flush"` every step flushes. A whole
+        /// two-dimensional sum of rows of at most 8 real parts adds its rows in vector lanes
+        /// where the lanes divide the rows (lane `k` rows `k`, `k + v`, …, then the lanes half
+        /// onto half; `v` lanes of 32 bytes of reals or 64 of complex numbers, fewer for fewer
+        /// rows, halved while they hold more than 192 bytes of rows). Measured on 1,500 random
+        /// arrays of every float and complex dtype, shape and axis up to 3,000 elements (jax
+        /// 0.10.2, `scripts/oracle_sums.py jax`), all bit for bit, and on 1,040 whole sums of
+        /// 2 to 32 rows of 2 to 20 elements (`scripts/oracle_jax_row_sums.py`), all but 37 of
+        /// 20 or 28 rows of float32 or complex64; sums over three or more dimensions are added
+        /// in row-major order, which is not measured beyond those arrays.
         Xla = "xla" ("JAX: XLA's 32-element reduction windows"),
     }
 

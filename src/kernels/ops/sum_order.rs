@@ -180,6 +180,9 @@ pub(super) fn numpy(a: &Array, outer: usize, len: usize, inner: usize) -> Option
 /// PyTorch's accumulators: a float, a complex number as its two parts, or the lanes of a
 /// 32-byte vector of either (`Vectorized<acc_t>`: the CPU sum kernel has no AVX-512 build).
 trait Acc: Copy {
+    /// Bytes of one accumulator and how many real parts it holds (XLA's vector widths).
+    const BYTES: usize = 4;
+    const PARTS: usize = 1;
     fn zero() -> Self;
     fn add(self, other: Self) -> Self;
 }
@@ -192,6 +195,7 @@ impl Acc for f32 {
     }
 }
 impl Acc for f64 {
+    const BYTES: usize = 8;
     fn zero() -> f64 {
         0.0
     }
@@ -200,6 +204,8 @@ impl Acc for f64 {
     }
 }
 impl<T: Acc> Acc for (T, T) {
+    const BYTES: usize = 2 * T::BYTES;
+    const PARTS: usize = 2 * T::PARTS;
     fn zero() -> Self {
         (T::zero(), T::zero())
     }
@@ -415,6 +421,7 @@ macro_rules! step {
             }
         }
         impl<const FLUSH: bool> Acc for Step<$t, FLUSH> {
+            const BYTES: usize = size_of::<$t>();
             fn zero() -> Self {
                 Step(0.0)
             }
@@ -760,11 +767,69 @@ impl Order for Xla<'_> {
         for o in 0..outer {
             for i in 0..inner {
                 let line: Vec<T> = (0..len).map(|k| v[(o * len + k) * inner + i]).collect();
-                out.push(xla_reduce(&line, self.dims));
+                let lanes = match *self.dims {
+                    [rows, cols] => xla_row_lanes::<T>(rows, cols),
+                    _ => None,
+                };
+                out.push(match lanes {
+                    Some(vf) => in_row_lanes(&line, cols_of(self.dims), vf),
+                    None => xla_reduce(&line, self.dims),
+                });
             }
         }
         out
     }
+}
+
+fn cols_of(dims: &[usize]) -> usize {
+    dims.last().copied().unwrap_or(1)
+}
+
+/// How many rows XLA's CPU code adds at once in a whole sum of a `rows × cols` array (every
+/// dimension at most 32 and of more than one element): LLVM unrolls the loop over a row of at
+/// most 8 real parts (8 float32 or float64, 4 complex) and vectorises the loop over the rows,
+/// `vf` lanes of 32 bytes of real numbers or 64 of complex ones (8 float32 or complex64, 4
+/// float64 or complex128), fewer where the rows are fewer; with a `rows` it does not divide,
+/// the rows are added one by one; and it halves `vf` while the lanes' rows hold more than 192
+/// bytes. `None`: one by one in row-major order. Measured on jax 0.10.2 (CPU, AVX-512) for
+/// every dtype XLA sums in (float32, float64, complex64, complex128) on 13 row counts from 2 to
+/// 32 and 10 row lengths from 2 to 20, 25 random arrays each: every array where this gives
+/// lanes adds as [`in_row_lanes`] does; of the others (row-major), those of 20 and 28 rows of
+/// float32 or complex64 add otherwise (not modelled).
+fn xla_row_lanes<T: Acc>(rows: usize, cols: usize) -> Option<usize> {
+    if rows > XLA_WINDOW || cols > XLA_WINDOW || cols * T::PARTS > 8 {
+        return None;
+    }
+    let mut vf = 32 * T::PARTS / T::BYTES;
+    while vf > rows {
+        vf /= 2;
+    }
+    if vf < 2 || rows % vf != 0 {
+        return None;
+    }
+    while vf > 1 && vf * cols * T::BYTES > 192 {
+        vf /= 2;
+    }
+    (vf >= 2).then_some(vf)
+}
+
+/// A whole `rows × cols` sum (`v` row-major) in `vf` lanes ([`xla_row_lanes`]): lane `k`
+/// adds rows `k`, `k + vf`, … from zero, each row in order; then the lanes are added half
+/// onto half (`l[i] + l[i + vf / 2]`) until one is left.
+fn in_row_lanes<T: Acc>(v: &[T], cols: usize, vf: usize) -> T {
+    let mut lanes = vec![T::zero(); vf];
+    for (r, row) in v.chunks(cols).enumerate() {
+        let lane = &mut lanes[r % vf];
+        for &x in row {
+            *lane = lane.add(x);
+        }
+    }
+    while lanes.len() > 1 {
+        let half = lanes.len() / 2;
+        let (low, high) = lanes.split_at(half);
+        lanes = low.iter().zip(high).map(|(&a, &b)| a.add(b)).collect();
+    }
+    lanes[0]
 }
 
 #[cfg(test)]
