@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per-call speed of the Python package's promotion API against the functions it mirrors, in
 one run (a benchmark, not a test): `Table.result_type` against `np.result_type` (and
-`jnp.result_type`, `torch.result_type` when installed), `join` against `np.promote_types`
+`jnp.result_type` when installed; `torch.result_type` on tensors and a Python number), `join`
+against `np.promote_types`
 (and `jnp.promote_types`, `torch.promote_types`), on dtype arguments, each side in turn, best
 of --runs rounds of --number calls. Ratios above 1 mean typejoin is faster.
 Usage: python3 benches/compare_promotion_calls.py [--runs K] [--number N]
@@ -30,26 +31,34 @@ def main():
     numpy = typejoin.policy("numpy")
     rows = []
     for x, y in pairs:
-        rows.append(("numpy", f"result_type({x}, {y})", lambda: numpy.result_type(x, y),
-                     lambda: np.result_type(x, y)))
-        rows.append(("numpy", f"join({x}, {y})", lambda: numpy.join(x, y),
-                     lambda: np.promote_types(x, y)))
+        # Each lambda binds its own pair (a closure would read the loop's last one).
+        rows.append(("numpy", f"result_type({x}, {y})",
+                     lambda x=x, y=y: numpy.result_type(x, y),
+                     lambda x=x, y=y: np.result_type(x, y)))
+        rows.append(("numpy", f"join({x}, {y})", lambda x=x, y=y: numpy.join(x, y),
+                     lambda x=x, y=y: np.promote_types(x, y)))
     if importlib.util.find_spec("jax"):
         import jax.numpy as jnp
 
         jax = typejoin.policy("jax")
         x, y = jnp.dtype("int8"), jnp.dtype("uint8")
-        rows.append(("jax", "result_type(int8, uint8)", lambda: jax.result_type(x, y),
-                     lambda: jnp.result_type(x, y)))
-        rows.append(("jax", "join(int8, uint8)", lambda: jax.join(x, y),
-                     lambda: jnp.promote_types(x, y)))
+        rows.append(("jax", "result_type(int8, uint8)", lambda x=x, y=y: jax.result_type(x, y),
+                     lambda x=x, y=y: jnp.result_type(x, y)))
+        rows.append(("jax", "join(int8, uint8)", lambda x=x, y=y: jax.join(x, y),
+                     lambda x=x, y=y: jnp.promote_types(x, y)))
     if importlib.util.find_spec("torch"):
         import torch
 
-        t = typejoin.policy("torch")
+        tp = typejoin.policy("torch")
         x, y = torch.int8, torch.uint8
-        rows.append(("torch", "join(int8, uint8)", lambda: t.join(x, y),
-                     lambda: torch.promote_types(x, y)))
+        rows.append(("torch", "join(int8, uint8)", lambda x=x, y=y: tp.join(x, y),
+                     lambda x=x, y=y: torch.promote_types(x, y)))
+        # torch.result_type takes tensors and numbers, not dtypes.
+        ta, tb = torch.zeros(3, dtype=torch.int8), torch.zeros(3, dtype=torch.uint8)
+        rows.append(("torch", "result_type(int8[3], uint8[3])", lambda: tp.result_type(ta, tb),
+                     lambda: torch.result_type(ta, tb)))
+        rows.append(("torch", "result_type(int8[3], 2.5)", lambda: tp.result_type(ta, 2.5),
+                     lambda: torch.result_type(ta, 2.5)))
     print("| policy | call | typejoin (ns) | library (ns) | ratio |")
     print("|---|---|---|---|---|")
     for policy, call, ours, theirs in rows:

@@ -24,7 +24,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
 from ._native import KernelError, PolicyError
@@ -214,6 +214,36 @@ def _is_weak(x: Any) -> bool:
 _CACHEABLE: Dict[type, bool] = {str: True, type: True, bool: False, int: False, float: False,
                                 complex: False}
 _MEMO_SIZE = 4096
+_VALUE_MEMO = object()  # marks a memo key made of value keys, apart from operand keys
+
+
+# result_type's answers for value operands whose answer is a function of their type, dtype and
+# whether they are zero-dim (NumPy and PyTorch arrays; Python bools, floats and complex
+# numbers, whose kind alone decides): how to read that key, by exact type, decided once per
+# type (`_value_key_reader`). None: never kept (Python ints, whose value can decide, JAX and
+# TensorFlow arrays, which may be weak, subclasses).
+_VALUE_KEYS: Dict[type, Optional[Callable[[Any], Any]]] = {}
+
+
+def _value_key_reader(t: type) -> Optional[Callable[[Any], Any]]:
+    if t in (bool, float, complex):
+        return lambda x: t
+    module = t.__module__.split(".")[0]
+    if module == "numpy" and t.__name__ == "ndarray":
+        return lambda x: (t, x.dtype, x.ndim == 0)
+    if module == "torch" and t.__name__ == "Tensor":
+        return lambda x: (t, x.dtype, x.dim() == 0)
+    return None
+
+
+def _value_key(x: Any) -> Any:
+    """``x``'s key in result_type's value memo, or None."""
+    t = type(x)
+    try:
+        reader = _VALUE_KEYS[t]
+    except KeyError:
+        reader = _VALUE_KEYS[t] = _value_key_reader(t)
+    return None if reader is None else reader(x)
 
 
 def _cacheable(t: type) -> bool:
@@ -449,6 +479,15 @@ class _Ruleset:
                 return dtype if like is None else library_dtype(dtype, like)
         key = operands
         cacheable = all([_cacheable(type(o)) for o in operands])
+        if not cacheable:
+            # Values (arrays, Python numbers): kept by their types, dtypes and zero-dim-ness.
+            key = tuple([_value_key(o) for o in operands])
+            cacheable = None not in key
+            if cacheable:
+                key = (_VALUE_MEMO, key)
+                dtype = memo.get(key)
+                if dtype is not None:
+                    return dtype if like is None else library_dtype(dtype, like)
         names, values = self._operands(operands)
         node, dtype, error = self._native.result_type(names, values)
         if cacheable and dtype is not None:
