@@ -804,7 +804,7 @@ fn xla_row_lanes<T: Acc>(rows: usize, cols: usize) -> Option<usize> {
     while vf > rows {
         vf /= 2;
     }
-    if vf < 2 || rows % vf != 0 {
+    if vf < 2 || !rows.is_multiple_of(vf) {
         return None;
     }
     while vf > 1 && vf * cols * T::BYTES > 192 {
