@@ -405,6 +405,7 @@ fn kernel_ops() -> Vec<(&'static str, &'static str)> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Loaded>()?;
     m.add_class::<memo::JoinMemo>()?;
+    m.add_class::<memo::ResultTypeMemo>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(shipped, m)?)?;

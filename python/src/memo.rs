@@ -154,3 +154,242 @@ impl JoinMemo {
         self.entries.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
+
+/// The most operands a kept `result_type` answer has; calls with more are not kept.
+const KEPT_OPERANDS: usize = 4;
+
+/// How an operand of one type is keyed, as the Python layer classifies the type (its
+/// `_memo_kind`, asked once per type): not at all, by identity (names, types, NumPy and
+/// PyTorch dtypes), by type alone (Python bools, floats and complex numbers: their kind decides),
+/// or by its `dtype`'s identity and whether it is zero-dim (NumPy and PyTorch arrays).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Never,
+    Identity,
+    Type,
+    DtypeAndRank,
+}
+
+/// One operand's part of a key: its type, the object whose identity stands for it (itself,
+/// or its dtype; 0 for a key by type alone) and whether it is zero-dim.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct Part {
+    ty: usize,
+    id: usize,
+    zero_dim: bool,
+}
+
+type Key = ([Part; KEPT_OPERANDS], usize);
+
+/// A kept answer, with strong references to every object its key names by address (so no
+/// other object can take that address while it lives).
+struct Kept {
+    refs: Vec<Py<PyAny>>,
+    result: Py<PyAny>,
+}
+
+/// `result_type(*operands, like=None, _raise=True)` with memory, for operands whose answer is
+/// a function of their key (`Kind`): a hit returns the kept answer; a miss, any `like=` or an
+/// operand of a kind never kept calls `slow(operands, like, _raise)`, which returns `(answer,
+/// keep)`, and keeps the answer when `keep` is true (the Python layer decides what may be kept
+/// and computes every miss; this side only remembers, as [`JoinMemo`] does for `join`).
+#[pyclass(module = "typejoin._native", frozen)]
+pub struct ResultTypeMemo {
+    /// `slow` and `kind_of` (the Python layer's type classifier); `None` once the garbage
+    /// collector cleared the memo.
+    calls: Mutex<Option<(Py<PyAny>, Py<PyAny>)>>,
+    /// Each type's `Kind`, by the type's address (types seen are kept alive by `types`).
+    kinds: Mutex<HashMap<usize, Kind, BuildHasherDefault<PairHasher>>>,
+    types: Mutex<Vec<Py<PyAny>>>,
+    entries: Mutex<HashMap<Key, Kept, BuildHasherDefault<PairHasher>>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ResultTypeMemo {
+    fn calls(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+        match &*locked(&self.calls) {
+            Some((slow, kind)) => Ok((slow.clone_ref(py), kind.clone_ref(py))),
+            None => Err(PyRuntimeError::new_err("the memo's policy is gone")),
+        }
+    }
+
+    /// The `Kind` of each operand's type (one look-up under one lock), the Python layer asked
+    /// the first time a type is met.
+    fn kinds(&self, operands: &Bound<'_, PyTuple>) -> PyResult<[Kind; KEPT_OPERANDS]> {
+        let mut kinds = [Kind::Never; KEPT_OPERANDS];
+        let mut unknown = None;
+        {
+            let known = locked(&self.kinds);
+            for (k, x) in kinds.iter_mut().zip(operands.iter()) {
+                match known.get(&(x.get_type().as_ptr() as usize)) {
+                    Some(kind) => *k = *kind,
+                    None => {
+                        unknown = Some(x);
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(x) = unknown else {
+            return Ok(kinds);
+        };
+        let ty = x.get_type();
+        let (_, kind_of) = self.calls(x.py())?;
+        let kind = match kind_of.bind(x.py()).call1((&ty,))?.extract::<u8>()? {
+            1 => Kind::Identity,
+            2 => Kind::Type,
+            3 => Kind::DtypeAndRank,
+            _ => Kind::Never,
+        };
+        if locked(&self.kinds)
+            .insert(ty.as_ptr() as usize, kind)
+            .is_none()
+        {
+            locked(&self.types).push(ty.into_any().unbind());
+        }
+        self.kinds(operands)
+    }
+
+    /// The key of `operands`; `None` where the answer is not kept. With `refs`, the objects the
+    /// key names by address are pushed to it (a new entry holds them).
+    fn key(
+        &self,
+        operands: &Bound<'_, PyTuple>,
+        mut refs: Option<&mut Vec<Py<PyAny>>>,
+    ) -> PyResult<Option<Key>> {
+        if operands.len() > KEPT_OPERANDS {
+            return Ok(None);
+        }
+        let kinds = self.kinds(operands)?;
+        let mut parts = [Part::default(); KEPT_OPERANDS];
+        for ((part, x), kind) in parts.iter_mut().zip(operands.iter()).zip(kinds) {
+            let ty = x.get_type().as_ptr() as usize;
+            let named = match kind {
+                Kind::Never => return Ok(None),
+                Kind::Type => None,
+                Kind::Identity => Some((x, false)),
+                Kind::DtypeAndRank => {
+                    let py = x.py();
+                    let ndim: usize = x.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
+                    Some((x.getattr(pyo3::intern!(py, "dtype"))?, ndim == 0))
+                }
+            };
+            *part = match named {
+                None => Part {
+                    ty,
+                    id: 0,
+                    zero_dim: false,
+                },
+                Some((object, zero_dim)) => {
+                    let id = object.as_ptr() as usize;
+                    if let Some(refs) = refs.as_deref_mut() {
+                        refs.push(object.unbind());
+                    }
+                    Part { ty, id, zero_dim }
+                }
+            };
+        }
+        Ok(Some((parts, operands.len())))
+    }
+}
+
+#[pymethods]
+impl ResultTypeMemo {
+    #[new]
+    fn new(slow: Py<PyAny>, kind_of: Py<PyAny>) -> Self {
+        ResultTypeMemo {
+            calls: Mutex::new(Some((slow, kind_of))),
+            kinds: Mutex::new(HashMap::default()),
+            types: Mutex::new(Vec::new()),
+            entries: Mutex::new(HashMap::default()),
+        }
+    }
+
+    #[pyo3(signature = (*operands, like = None, _raise = true))]
+    fn result_type(
+        &self,
+        py: Python<'_>,
+        operands: &Bound<'_, PyTuple>,
+        like: Option<&Bound<'_, PyAny>>,
+        _raise: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let key = if like.is_none() {
+            self.key(operands, None)?
+        } else {
+            None
+        };
+        if let Some(k) = &key
+            && let Some(e) = locked(&self.entries).get(k)
+        {
+            return Ok(e.result.clone_ref(py));
+        }
+        let (slow, _) = self.calls(py)?;
+        let out = slow.bind(py).call1((operands, like, _raise))?;
+        let out = out.cast_into::<PyTuple>()?;
+        let answer = out.get_item(0)?;
+        if key.is_some() && out.get_item(1)?.is_truthy()? {
+            // The key again, with the objects it names (a miss is rare: reading twice is cheap).
+            let mut refs = Vec::new();
+            let Some(k) = self.key(operands, Some(&mut refs))? else {
+                return Ok(answer.unbind());
+            };
+            let kept = Kept {
+                refs,
+                result: answer.clone().unbind(),
+            };
+            // Dropped after the lock is released (a finaliser may call back into the memo).
+            let old = {
+                let mut entries = locked(&self.entries);
+                let old = if entries.len() >= CAPACITY {
+                    std::mem::take(&mut *entries)
+                } else {
+                    HashMap::default()
+                };
+                entries.insert(k, kept);
+                old
+            };
+            drop(old);
+        }
+        Ok(answer.unbind())
+    }
+
+    /// Forgets every answer.
+    fn clear(&self) {
+        let old = std::mem::take(&mut *locked(&self.entries));
+        drop(old);
+    }
+
+    /// The memo holds its policy (through `slow`), which holds the memo: the garbage
+    /// collector breaks the cycle.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Ok(calls) = self.calls.try_lock()
+            && let Some((slow, kind)) = &*calls
+        {
+            visit.call(slow)?;
+            visit.call(kind)?;
+        }
+        if let Ok(entries) = self.entries.try_lock() {
+            for e in entries.values() {
+                for r in &e.refs {
+                    visit.call(r)?;
+                }
+                visit.call(&e.result)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        let calls = locked(&self.calls).take();
+        drop(calls);
+        self.clear();
+    }
+
+    /// How many answers are kept.
+    fn __len__(&self) -> usize {
+        locked(&self.entries).len()
+    }
+}

@@ -431,11 +431,12 @@ def test_join_memo_keeps_dtype_operands_only_and_lets_its_policy_go():
 
 
 def test_value_operands_are_kept_by_type_dtype_and_category():
-    """result_type keeps its answer for NumPy arrays and Python bools, floats and complex
-    numbers by their type, dtype and zero-dim-ness (the answer is a function of those): a kept
-    answer equals the one computed afresh, for every pair of a grid of dtypes and categories
-    under the NumPy, PyTorch and JAX policies; a failed promotion is never kept; a Python int,
-    whose value can decide (PyTorch reads one from 2**63 on as uint64), is never kept."""
+    """result_type keeps its answer (natively: `_native.ResultTypeMemo`) for NumPy arrays and
+    Python bools, floats and complex numbers by their type, dtype and zero-dim-ness (the answer
+    is a function of those): a kept answer equals the one computed afresh, for every pair of a
+    grid of dtypes and categories under the NumPy, PyTorch and JAX policies; a failed promotion
+    is never kept; a Python int, whose value can decide (PyTorch reads one from 2**63 on as
+    uint64), is never kept."""
     names = ["bool", "int8", "uint8", "int64", "uint64", "float16", "float32", "float64",
              "complex64"]
     operands = [np.zeros(2, n) for n in names] + [np.zeros((), n) for n in names]
@@ -450,9 +451,9 @@ def test_value_operands_are_kept_by_type_dtype_and_category():
                     continue
                 for _ in range(2):  # a miss, then a hit
                     assert p.result_type(x, y, _raise=False) == fresh, (policy, x, y)
-        assert all(v is not None for v in p._memo.values())
+        assert len(p._rt_memo) > 0
     torch = typejoin.policy("torch")
-    before = len(torch._memo)
+    before = len(torch._rt_memo)
     for v in (1, 2 ** 62):
         torch.result_type(np.zeros(2, "float32"), v)
-    assert len(torch._memo) == before
+    assert len(torch._rt_memo) == before

@@ -13,8 +13,11 @@ STUB = Path(typejoin.__file__).with_name("_native.pyi")
 
 
 def _params(fn: ast.FunctionDef, method: bool) -> list:
-    names = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
-    return names[1:] if method else names
+    names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    names = names[1:] if method else names
+    if fn.args.vararg is not None:  # `*operands`
+        names.append(fn.args.vararg.arg)
+    return names + [a.arg for a in fn.args.kwonlyargs]
 
 
 def _stub():
@@ -55,9 +58,9 @@ def test_native_classes_have_the_declared_members():
     _, classes = _stub()
     assert issubclass(_native.PolicyError, ValueError)
     assert issubclass(_native.KernelError, ValueError)
-    assert set(classes) == {"PolicyError", "KernelError", "Loaded", "JoinMemo"}
+    assert set(classes) == {"PolicyError", "KernelError", "Loaded", "JoinMemo", "ResultTypeMemo"}
     inherited = set(dir(object))
-    for cls in ("Loaded", "JoinMemo"):
+    for cls in ("Loaded", "JoinMemo", "ResultTypeMemo"):
         members = {n: p for n, p in classes[cls].items() if not n.startswith("_")}
         native = getattr(_native, cls)
         public = {n for n in dir(native) if not n.startswith("_") and n not in inherited}

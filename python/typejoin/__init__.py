@@ -214,36 +214,23 @@ def _is_weak(x: Any) -> bool:
 _CACHEABLE: Dict[type, bool] = {str: True, type: True, bool: False, int: False, float: False,
                                 complex: False}
 _MEMO_SIZE = 4096
-_VALUE_MEMO = object()  # marks a memo key made of value keys, apart from operand keys
 
 
-# result_type's answers for value operands whose answer is a function of their type, dtype and
-# whether they are zero-dim (NumPy and PyTorch arrays; Python bools, floats and complex
-# numbers, whose kind alone decides): how to read that key, by exact type, decided once per
-# type (`_value_key_reader`). None: never kept (Python ints, whose value can decide, JAX and
-# TensorFlow arrays, which may be weak, subclasses).
-_VALUE_KEYS: Dict[type, Optional[Callable[[Any], Any]]] = {}
-
-
-def _value_key_reader(t: type) -> Optional[Callable[[Any], Any]]:
+def _memo_kind(t: type) -> int:
+    """How result_type's native memo keys an operand of type ``t`` (``_native.ResultTypeMemo``):
+    0 never (Python ints, whose value can decide: PyTorch reads one from 2**63 on as uint64;
+    JAX and TensorFlow arrays, which may be weak; subclasses), 1 by identity (``_cacheable``:
+    names, types, NumPy and PyTorch dtypes), 2 by type alone (Python bools, floats and complex
+    numbers: their kind decides), 3 by its ``dtype``'s identity and whether it is zero-dim
+    (NumPy and PyTorch arrays, whose answer is a function of those)."""
+    if _cacheable(t):
+        return 1
     if t in (bool, float, complex):
-        return lambda x: t
-    module = t.__module__.split(".")[0]
-    if module == "numpy" and t.__name__ == "ndarray":
-        return lambda x: (t, x.dtype, x.ndim == 0)
-    if module == "torch" and t.__name__ == "Tensor":
-        return lambda x: (t, x.dtype, x.dim() == 0)
-    return None
-
-
-def _value_key(x: Any) -> Any:
-    """``x``'s key in result_type's value memo, or None."""
-    t = type(x)
-    try:
-        reader = _VALUE_KEYS[t]
-    except KeyError:
-        reader = _VALUE_KEYS[t] = _value_key_reader(t)
-    return None if reader is None else reader(x)
+        return 2
+    module, name = t.__module__.split(".")[0], t.__name__
+    if (module, name) in (("numpy", "ndarray"), ("torch", "Tensor")):
+        return 3
+    return 0
 
 
 def _cacheable(t: type) -> bool:
@@ -406,6 +393,10 @@ class _Ruleset:
         # method (an instance attribute before the class's `join`), one native call on a hit.
         self._join_memo = _native.JoinMemo(self._join_slow)
         self.join = self._join_memo.join
+        # result_type's, by the operands' identity, type or dtype (`_memo_kind`), in native
+        # code: `policy.result_type` is the memo's own method, as `join` is.
+        self._rt_memo = _native.ResultTypeMemo(self._result_type_slow, _memo_kind)
+        self.result_type = self._rt_memo.result_type
         try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
             native.result_type(["b*"])
             self._python_bool = "b*"
@@ -468,6 +459,14 @@ class _Ruleset:
         >>> typejoin.policy("numpy").result_type("int8", "uint8", like=np)
         dtype('int16')
         """
+        # Not reached through an instance (`__init__` puts the native memo's `result_type`
+        # there); kept for `Policy.result_type(p, ...)` and for the documentation.
+        return self._rt_memo.result_type(*operands, like=like, _raise=_raise)
+
+    def _result_type_slow(self, operands: Tuple[Any, ...], like: Any,
+                          _raise: bool) -> Tuple[Any, bool]:
+        """A miss of the result_type memo: the answer, and whether the memo may keep it (an
+        answer without ``like=``; the memo keys only operands ``_memo_kind`` allows)."""
         memo = self._memo
         known = _CACHEABLE
         for o in operands:
@@ -476,18 +475,9 @@ class _Ruleset:
         else:
             dtype = memo.get(operands)
             if dtype is not None:
-                return dtype if like is None else library_dtype(dtype, like)
+                return (dtype, True) if like is None else (library_dtype(dtype, like), False)
         key = operands
         cacheable = all([_cacheable(type(o)) for o in operands])
-        if not cacheable:
-            # Values (arrays, Python numbers): kept by their types, dtypes and zero-dim-ness.
-            key = tuple([_value_key(o) for o in operands])
-            cacheable = None not in key
-            if cacheable:
-                key = (_VALUE_MEMO, key)
-                dtype = memo.get(key)
-                if dtype is not None:
-                    return dtype if like is None else library_dtype(dtype, like)
         names, values = self._operands(operands)
         node, dtype, error = self._native.result_type(names, values)
         if cacheable and dtype is not None:
@@ -497,8 +487,8 @@ class _Ruleset:
         if dtype is None and _raise:
             raise _promotion_error(self._native.name)(f"{' ∨ '.join(names)}: {error}")
         if dtype is None or like is None:
-            return dtype
-        return library_dtype(dtype, like)
+            return dtype, dtype is not None
+        return library_dtype(dtype, like), False
 
     def result_node(self, *operands: Any) -> Optional[str]:
         """The node of the result (``f*``, ``int8@0d``), not materialised."""
