@@ -10,7 +10,8 @@ write (0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, -7, 100, True, 1j, 2+0j, which PyTorc
 dispatches to kernels of its own; a call the library refuses is left out); and short pairs of
 1, 2, 3, 5 and 6 elements. `multiply` takes pairs of every length from 1 to 40 and of 47, 64,
 65, 100 and N elements instead (where a library's loops split a row into vectors, a scalar
-tail and pairs within it: `complex_multiply`). Parts are drawn as a user's program draws them: a third from ±0, ±inf, NaN, ±1, subnormals, the largest
+tail and pairs within it: `complex_multiply`), then arrays of 2 to 17, 21, 29 and 47 elements
+by a one-element array (broadcast with stride zero). Parts are drawn as a user's program draws them: a third from ±0, ±inf, NaN, ±1, subnormals, the largest
 values, 2, 0.5; a third spread over 10^-40..10^40; a third uniform in [-10, 10]. NaN results
 are written as the dtype's positive quiet NaN. Usage, from the repository root:
 
@@ -99,6 +100,8 @@ for ct, ft, ut in [(np.complex64, np.float32, np.uint32), (np.complex128, np.flo
     pairs += [(base(m), base(m)) for m in (1, 2, 3, 5, 6)]
     if op == "multiply":
         pairs = [(base(m), base(m)) for m in [*range(1, 41), 47, 64, 65, 100, n]]
+        # a one-element factor, broadcast with stride zero (PyTorch's tail goes otherwise)
+        pairs += [(base(m), base(1)) for m in [*range(2, 18), 21, 29, 47]]
     for x, y in pairs:
         try:
             r = call(x, y)

@@ -252,7 +252,13 @@ fn compute_ieee(
                 // PyTorch's CPU loops, on AVX-512: 64-byte vectors (4 complex128, 8 complex64).
                 let row = inner_row(&out.shape, [a.shape(), b.shape()]);
                 let vector = if compute == DType::Complex64 { 8 } else { 4 };
-                schoolbook_vectors(x, y, row, vector, out);
+                // An operand of one element along the row (a zero-dim one, a Python number, a
+                // broadcast column) is read with stride zero: PyTorch's scalar tail differs.
+                let stride0 = row > 1
+                    && [a.shape(), b.shape()]
+                        .iter()
+                        .any(|s| inner_extent(s, &out.shape, row) == 1);
+                schoolbook_vectors(x, y, (row, stride0), vector, out);
             }
             ComplexMultiply::Eigen | ComplexMultiply::Xla => unreachable!("computed above"),
         }
@@ -477,6 +483,21 @@ fn inner_row(out: &[usize], operands: [&[usize]; 2]) -> usize {
         row *= extent(out, k);
     }
     row.max(1)
+}
+
+/// How many elements of `operand` (broadcast to `out`) one row of `row` elements spans: the
+/// product of its extents over `out`'s trailing dimensions that make up the row.
+fn inner_extent(operand: &[usize], out: &[usize], row: usize) -> usize {
+    let extent = |s: &[usize], k: usize| if k < s.len() { s[s.len() - 1 - k] } else { 1 };
+    let (mut spanned, mut own) = (1, 1);
+    for k in 0..out.len() {
+        if spanned >= row {
+            break;
+        }
+        spanned *= extent(out, k);
+        own *= extent(operand, k);
+    }
+    own
 }
 
 /// `maximum`/`minimum` where the operands are zeros of opposite signs (complex: equal values

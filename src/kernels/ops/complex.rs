@@ -395,14 +395,32 @@ pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<u
 /// tail of each row left as the kernels computed it (fused, PyTorch's scalar loop). In
 /// complex64 the scalar loop itself goes two elements at a time, so the last element of an odd
 /// tail is schoolbook too (measured on torch 2.15: a row of 15 is 8 schoolbook, 6 fused, 1
-/// schoolbook; a row of 1 is schoolbook).
-pub(super) fn schoolbook_vectors(x: &Input, y: &Input, row: usize, vector: usize, out: &mut Array) {
+/// schoolbook; a row of 1 is schoolbook). With an operand of stride zero along the row
+/// (`stride0`: a zero-dim one, a Python number, a broadcast column) the complex64 tail goes
+/// otherwise: its first element schoolbook, then fused in fours while four are left, the rest
+/// schoolbook (measured on torch 2.15: tails of 5, 6 and 7 are `sffff`, `sffffs`, `sffffss`,
+/// tails of 1 to 4 all schoolbook, whatever the row's place in memory; found by
+/// `scripts/fuzz_libraries.py torch --seed 200105`). complex128 tails are fused either way.
+pub(super) fn schoolbook_vectors(
+    x: &Input,
+    y: &Input,
+    (row, stride0): (usize, bool),
+    vector: usize,
+    out: &mut Array,
+) {
     let c = out.dtype;
     let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c);
     let tail = row % vector;
     let unpaired = c == DType::Complex64 && tail % 2 == 1;
+    let fours = if tail > 0 { (tail - 1) / 4 * 4 } else { 0 };
     for k in 0..out.len() {
-        if k % row >= row - tail && !(unpaired && k % row == row - 1) {
+        let place = k % row;
+        let schoolbook = match place.checked_sub(row - tail) {
+            None => true,
+            Some(j) if stride0 && c == DType::Complex64 => j == 0 || j > fours,
+            Some(_) => unpaired && place == row - 1,
+        };
+        if !schoolbook {
             continue;
         }
         let ((a, b), (p, q)) = (at(x, k), at(y, k));
