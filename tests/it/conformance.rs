@@ -1662,6 +1662,41 @@ fn jax_floor_divide_tests_a_zero_dim_divisor_of_one_element_unflushed() {
     assert_eq!(got["bits"], serde_json::json!([0xff80_0000u32]));
 }
 
+/// `jnp.true_divide` of a false bool array by complex64 `-inf + 6j`, measured on jax 0.10.2
+/// (x64, CPU; found by `scripts/fuzz_libraries.py jax --seed 200110`): a divisor of one element
+/// (zero-dim, `(1,)`, `(1, 1)`) makes the quotient a select, +0 + 0j; a broadcast row or column
+/// and a divisor of the result's shape give the quotient, −0 − 0j.
+#[test]
+fn jax_bool_over_a_complex_divisor_is_a_select_only_for_one_element() {
+    let jax = typejoin::policy("jax").unwrap();
+    let (inf, six) = (f32::NEG_INFINITY.to_bits(), 6f32.to_bits());
+    let (select, quotient) = ([0u32, 0], [0x8000_0000u32, 0x8000_0000]);
+    for (shape, divisor, want) in [
+        (vec![4], vec![], select),
+        (vec![4], vec![1], select),
+        (vec![3, 5], vec![1, 1], select),
+        (vec![3, 5], vec![5], quotient),
+        (vec![3, 5], vec![3, 1], quotient),
+        (vec![3, 5], vec![1, 5], quotient),
+        (vec![3, 5], vec![3, 5], quotient),
+    ] {
+        let (n, m) = (
+            shape.iter().product::<usize>(),
+            divisor.iter().product::<usize>(),
+        );
+        let line = serde_json::json!({"id": 0, "op": "true_divide", "args": [
+            {"dtype": "bool", "shape": shape, "bits": vec![0; n]},
+            {"dtype": "complex64", "shape": divisor, "bits": vec![[inf, six]; m]}]})
+        .to_string();
+        let got: Value = serde_json::from_str(&run_line(jax, &line, Limits::default())).unwrap();
+        assert_eq!(
+            got["bits"],
+            serde_json::json!(vec![want; n]),
+            "{shape:?} / {divisor:?}"
+        );
+    }
+}
+
 /// `jnp.true_divide(b, False)` of a bool array `b` (16 elements, alternately true and false),
 /// measured on jax 0.10.2 (x64, CPU; found by `scripts/fuzz_libraries.py jax --seed 99608`):
 /// XLA divides by the broadcast zero as `convert(b) · (1 / 0)` and then makes that product a

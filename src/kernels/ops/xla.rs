@@ -106,12 +106,15 @@ pub(super) fn compute(
                 && s.complex_divide == ComplexDivide::Xla =>
         {
             complex_divide(compute, x, y, flush, out);
-            // `convert(b) / y` of a bool array `b` by a broadcast divisor is `convert(b) · (1 /
-            // y)`, and that product a select: +0 where `b` is false, whatever `0 / y` gives
+            // `convert(b) / y` of a bool array `b` by a divisor of one element is `convert(b) ·
+            // (1 / y)`, and that product a select: +0 where `b` is false, whatever `0 / y` gives
             // (measured: `bool[4] / complex128[] (-1.8e308 + 2.2e-308j)` is +0 + 0j there, the
-            // quotient −0 − 0j by a divisor of the result's shape).
+            // quotient −0 − 0j by a divisor of the result's shape, and by a broadcast row or
+            // column, `bool[3, 5] / complex64[5]`, found by JAX seed 200110; a real divisor is
+            // a select for every broadcast, above).
             let one = Arg::Scalar(Scalar::Float(1.0));
             if broadcast
+                && b.shape().iter().product::<usize>() == 1
                 && s.broadcast_divisor == BroadcastDivisor::Reciprocal
                 && selects(policy, Op::Multiply, compute, (a, &one), &out.shape) == Some(0)
                 && let Arg::Array(mask) = a
