@@ -57,6 +57,27 @@ impl Hasher for PairHasher {
 
 type Entries = HashMap<(usize, usize), Entry, BuildHasherDefault<PairHasher>>;
 
+/// Puts `value` in `memo`, which starts over past [`CAPACITY`]. What is dropped is dropped
+/// after the lock is released: dropping an operand may run Python code (a finaliser) that calls
+/// back into the memo.
+fn keep<K: std::hash::Hash + Eq, V>(
+    memo: &Mutex<HashMap<K, V, BuildHasherDefault<PairHasher>>>,
+    key: K,
+    value: V,
+) {
+    let old = {
+        let mut entries = memo.lock().unwrap_or_else(|p| p.into_inner());
+        let old = if entries.len() >= CAPACITY {
+            std::mem::take(&mut *entries)
+        } else {
+            HashMap::default()
+        };
+        entries.insert(key, value);
+        old
+    };
+    drop(old);
+}
+
 fn key(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> (usize, usize) {
     (a.as_ptr() as usize, b.as_ptr() as usize)
 }
@@ -99,19 +120,7 @@ impl JoinMemo {
                 b: b.clone().unbind(),
                 result: answer.clone().unbind(),
             };
-            // What is dropped is dropped after the lock is released: dropping an operand may
-            // run Python code (a finaliser) that calls back into this memo.
-            let old = {
-                let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-                let old = if entries.len() >= CAPACITY {
-                    std::mem::take(&mut *entries)
-                } else {
-                    Entries::default()
-                };
-                entries.insert(k, entry);
-                old
-            };
-            drop(old);
+            keep(&self.entries, k, entry);
         }
         Ok(answer.unbind())
     }
@@ -340,18 +349,7 @@ impl ResultTypeMemo {
                 refs,
                 result: answer.clone().unbind(),
             };
-            // Dropped after the lock is released (a finaliser may call back into the memo).
-            let old = {
-                let mut entries = locked(&self.entries);
-                let old = if entries.len() >= CAPACITY {
-                    std::mem::take(&mut *entries)
-                } else {
-                    HashMap::default()
-                };
-                entries.insert(k, kept);
-                old
-            };
-            drop(old);
+            keep(&self.entries, k, kept);
         }
         Ok(answer.unbind())
     }
