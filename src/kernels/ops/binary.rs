@@ -466,12 +466,16 @@ enum TieWinner {
     },
 }
 
+/// Extent `k` of `s` counted from its last dimension (1 past its first).
+fn extent(s: &[usize], k: usize) -> usize {
+    if k < s.len() { s[s.len() - 1 - k] } else { 1 }
+}
+
 /// The length of the rows a library's loop runs over: the trailing dimensions of the result
 /// over which every operand is either whole (those extents its own) or constant (extent 1),
 /// as PyTorch's TensorIterator coalesces them (`(3, 5)` with `(3, 5)` is one row of 15,
 /// `(2, 40)` with `(40,)` two of 40, `(40, 2)` with `(40, 1)` forty of 2).
 fn inner_row(out: &[usize], operands: [&[usize]; 2]) -> usize {
-    let extent = |s: &[usize], k: usize| if k < s.len() { s[s.len() - 1 - k] } else { 1 };
     let mut row = 1;
     for k in 0..out.len() {
         let fits = |s: &[usize]| {
@@ -488,7 +492,6 @@ fn inner_row(out: &[usize], operands: [&[usize]; 2]) -> usize {
 /// How many elements of `operand` (broadcast to `out`) one row of `row` elements spans: the
 /// product of its extents over `out`'s trailing dimensions that make up the row.
 fn inner_extent(operand: &[usize], out: &[usize], row: usize) -> usize {
-    let extent = |s: &[usize], k: usize| if k < s.len() { s[s.len() - 1 - k] } else { 1 };
     let (mut spanned, mut own) = (1, 1);
     for k in 0..out.len() {
         if spanned >= row {

@@ -181,12 +181,14 @@ pub(super) fn numpy(a: &Array, outer: usize, len: usize, inner: usize) -> Option
 /// 32-byte vector of either (`Vectorized<acc_t>`: the CPU sum kernel has no AVX-512 build).
 trait Acc: Copy {
     /// Bytes of one accumulator and how many real parts it holds (XLA's vector widths).
-    const BYTES: usize = 4;
-    const PARTS: usize = 1;
+    const BYTES: usize;
+    const PARTS: usize;
     fn zero() -> Self;
     fn add(self, other: Self) -> Self;
 }
 impl Acc for f32 {
+    const BYTES: usize = 4;
+    const PARTS: usize = 1;
     fn zero() -> f32 {
         0.0
     }
@@ -196,6 +198,7 @@ impl Acc for f32 {
 }
 impl Acc for f64 {
     const BYTES: usize = 8;
+    const PARTS: usize = 1;
     fn zero() -> f64 {
         0.0
     }
@@ -214,6 +217,8 @@ impl<T: Acc> Acc for (T, T) {
     }
 }
 impl<T: Acc, const L: usize> Acc for [T; L] {
+    const BYTES: usize = L * T::BYTES;
+    const PARTS: usize = L * T::PARTS;
     fn zero() -> Self {
         [T::zero(); L]
     }
@@ -422,6 +427,7 @@ macro_rules! step {
         }
         impl<const FLUSH: bool> Acc for Step<$t, FLUSH> {
             const BYTES: usize = size_of::<$t>();
+            const PARTS: usize = 1;
             fn zero() -> Self {
                 Step(0.0)
             }
@@ -441,6 +447,8 @@ step!(f64);
 struct Half(f32);
 
 impl Acc for Half {
+    const BYTES: usize = 4; // its float32 value
+    const PARTS: usize = 1;
     fn zero() -> Half {
         Half(0.0)
     }
