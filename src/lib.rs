@@ -112,7 +112,7 @@ pub use promote::{Failure, Generated, Operand, PromotionError, ScalarKind, runti
 
 // The reference kernels: arrays, casts, ops.
 pub use kernels::alloc::HugePages;
-pub use kernels::array::{Array, ArrayError, Buf, Data};
+pub use kernels::array::{Array, ArrayError, Buf, Data, Shape};
 pub use kernels::cast::{Caster, Unit as Lane, f16_to_f32};
 pub use kernels::ops;
 pub use kernels::policy;

@@ -3,6 +3,7 @@
 //! `out=`) and the kernel writes straight into it. Only conversion lives here; the one library
 //! call is `typejoin::ops::apply_with`.
 
+use std::sync::Arc;
 use std::sync::Mutex;
 
 use numpy::npyffi::{self, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_WRITEABLE};
@@ -13,7 +14,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyCFunction, PyComplex, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use typejoin::{
-    Array, DType, Data, Generated, Operand,
+    Array, DType, Data, Generated, Operand, Shape,
     op::OpId,
     ops::{self, Arg, ArrayPlan, ErrorKind, OpError, Scalar},
 };
@@ -166,7 +167,7 @@ fn span(a: &Bound<'_, PyUntypedArray>, t: DType) -> (usize, usize) {
 /// The ndarray must outlive the returned array, and its buffer must not be written while the
 /// view is read-only, nor touched at all while it is `writable`.
 unsafe fn view(a: &Bound<'_, PyUntypedArray>, t: DType, writable: bool) -> PyResult<Array> {
-    let shape = a.shape().to_vec();
+    let shape = Shape::from_slice(a.shape());
     // SAFETY: `a` is a live ndarray; `data` is a field of its object struct.
     let ptr = unsafe { (*a.as_array_ptr()).data }.cast::<u8>();
     // SAFETY: a C-contiguous, aligned buffer of `len` elements of `t`'s unit (the caller
@@ -293,7 +294,7 @@ fn allocate(
             )));
         }
         if o.overlaps {
-            return Ok(Array::zeros(t, shape.to_vec())?);
+            return Ok(Array::zeros(t, shape)?);
         }
         // SAFETY: `out` is alive for the call, checked writeable, aligned, C-contiguous and of
         // dtype `t`, and shares no memory with an operand: the caller gave it to be written.
@@ -377,13 +378,17 @@ pub fn call<'py>(
 /// for them (`ArrayPlan::new`). At most [`PLANS_KEPT`] per thread.
 type PlanKey = (usize, OpId, Operand, Operand);
 thread_local! {
-    static PLANS: std::cell::RefCell<Vec<(PlanKey, Option<ArrayPlan<'static>>)>> =
+    static PLANS: std::cell::RefCell<Vec<(PlanKey, Option<Arc<ArrayPlan<'static>>>)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 const PLANS_KEPT: usize = 256;
 
 /// The kept plan of `op` on `args` under `policy`, made on first use.
-fn array_plan(policy: &'static Generated, op: OpId, args: &[Arg; 2]) -> Option<ArrayPlan<'static>> {
+fn array_plan(
+    policy: &'static Generated,
+    op: OpId,
+    args: &[Arg; 2],
+) -> Option<Arc<ArrayPlan<'static>>> {
     let [a @ Arg::Array(_), b @ Arg::Array(_)] = args else {
         return None;
     };
@@ -397,10 +402,12 @@ fn array_plan(policy: &'static Generated, op: OpId, args: &[Arg; 2]) -> Option<A
         // The last plan found first: a loop calls one op on one pair of dtypes.
         if let Some(at) = plans.iter().rposition(|(k, _)| *k == key) {
             let last = plans.len() - 1;
-            plans.swap(at, last);
+            if at != last {
+                plans.swap(at, last);
+            }
             return plans[last].1.clone();
         }
-        let plan = ArrayPlan::new(policy, op, args);
+        let plan = ArrayPlan::new(policy, op, args).map(Arc::new);
         if plans.len() < PLANS_KEPT {
             plans.push((key, plan.clone()));
         }
@@ -721,7 +728,7 @@ unsafe fn fast_lane<'py>(
     if !(full(tx) && full(ty)) {
         return Ok(None);
     }
-    let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    let shape: Shape = dims.iter().map(|&d| d as usize).collect();
     debug_assert_eq!(shape.len(), nd);
     let len: usize = shape.iter().product();
     // An `out` sharing memory with an operand is computed aside by `kernel_call`.
@@ -737,7 +744,7 @@ unsafe fn fast_lane<'py>(
             return Ok(None);
         }
     }
-    let array = |a: *mut PyArrayObject, t: DType, shape: Vec<usize>| {
+    let array = |a: *mut PyArrayObject, t: DType, shape: Shape| {
         // SAFETY: a C-contiguous, aligned buffer of `len` elements of `t` (read from the
         // array's own descriptor), alive while `x` and `y` are, only read.
         let data = unsafe { Data::borrowed(t.unit(), (*a).data.cast::<u8>(), len, false) };
@@ -764,7 +771,20 @@ unsafe fn fast_lane<'py>(
     };
     let mut made = None;
     let options = ops::Options::default();
-    let result = if len >= DETACH_ELEMENTS {
+    let result = if let Some(e) = plan.elementwise()
+        && let [Arg::Array(x), Arg::Array(y)] = &args
+    {
+        // One pass and nothing around it (`ArrayPlan::elementwise`): the result is allocated
+        // here, where `apply_with` would allocate it, and the pass writes it.
+        allocate(py, out.as_ref(), &mut made, e.dtype(), x.shape()).and_then(|mut o| {
+            if len >= DETACH_ELEMENTS {
+                py.detach(|| e.apply(x, y, &mut o))?;
+            } else {
+                e.apply(x, y, &mut o)?;
+            }
+            Ok(o)
+        })
+    } else if len >= DETACH_ELEMENTS {
         py.detach(|| {
             plan.apply_with(&args, options, |t, shape| {
                 Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))

@@ -301,6 +301,10 @@ impl Data {
     }
 }
 
+/// An array's dimensions, held inline up to four (no heap block per operand, result or
+/// broadcast for the shapes programs use; a per-call cost the Python binding measured).
+pub type Shape = smallvec::SmallVec<[usize; 4]>;
+
 /// An n-dimensional array: dtype, shape, row-major storage.
 ///
 /// **Invariant** (what makes the kernels' unchecked loops sound): the storage unit is the
@@ -315,7 +319,7 @@ impl Data {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Array {
     pub(in crate::kernels) dtype: DType,
-    pub(in crate::kernels) shape: Vec<usize>,
+    pub(in crate::kernels) shape: Shape,
     pub(in crate::kernels) data: Data,
 }
 
@@ -408,7 +412,8 @@ fn check_parts(dtype: DType, shape: &[usize], data: &Data) -> Result<(), ArrayEr
 
 impl Array {
     /// An array of `dtype` and `shape` over `data`, checked against the invariant.
-    pub fn new(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
+    pub fn new(dtype: DType, shape: impl Into<Shape>, data: Data) -> Result<Array, ArrayError> {
+        let shape = shape.into();
         check_parts(dtype, &shape, &data)?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -445,7 +450,12 @@ impl Array {
     /// # Safety
     /// Only for storage a kernel writes before it reads: the result `alloc` returns to
     /// [`crate::kernels::ops::apply_with`]. Its patterns may break the invariant until then.
-    pub unsafe fn output(dtype: DType, shape: Vec<usize>, data: Data) -> Result<Array, ArrayError> {
+    pub unsafe fn output(
+        dtype: DType,
+        shape: impl Into<Shape>,
+        data: Data,
+    ) -> Result<Array, ArrayError> {
+        let shape = shape.into();
         check_parts(dtype, &shape, &data)?;
         Ok(Array { dtype, shape, data })
     }
@@ -467,9 +477,10 @@ impl Array {
     /// a length that does not match the shape, or a pattern wider than the dtype.
     pub fn from_bits(
         dtype: DType,
-        shape: Vec<usize>,
+        shape: impl Into<Shape>,
         bits: &[[u64; 2]],
     ) -> Result<Array, ArrayError> {
+        let shape = shape.into();
         check_length(&shape, bits.len())?;
         let w = dtype.pattern_bits();
         let limit = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
@@ -580,7 +591,7 @@ impl Array {
         };
         Array {
             dtype: self.dtype,
-            shape: vec![at.len()],
+            shape: smallvec::smallvec![at.len()],
             data,
         }
     }
@@ -609,20 +620,24 @@ impl Array {
 
     /// A zero-filled array (`Err` when the shape's element count overflows, or when the
     /// allocator refuses its storage: never an abort).
-    pub fn zeros(dtype: DType, shape: Vec<usize>) -> Result<Array, ArrayError> {
+    pub fn zeros(dtype: DType, shape: impl Into<Shape>) -> Result<Array, ArrayError> {
+        let shape = shape.into();
         let n = element_count(&shape).ok_or_else(|| ArrayError::TooLarge {
-            shape: shape.clone(),
+            shape: shape.to_vec(),
         })?;
         let Some(data) = Data::try_zeros(dtype.unit(), n) else {
             let bytes = n as u128 * dtype.unit().bytes() as u128;
-            return Err(ArrayError::OutOfMemory { shape, bytes });
+            return Err(ArrayError::OutOfMemory {
+                shape: shape.to_vec(),
+                bytes,
+            });
         };
         Ok(Array { dtype, data, shape })
     }
 
     /// A zero-filled array whose shape is known to be countable: an existing array's, or a
     /// broadcast result already checked against its call's element limit (`ops::Options`).
-    pub(in crate::kernels) fn zeroed(dtype: DType, shape: Vec<usize>) -> Array {
+    pub(in crate::kernels) fn zeroed(dtype: DType, shape: impl Into<Shape>) -> Array {
         Array::zeros(dtype, shape).expect("the shape of an existing array or a checked broadcast")
     }
 

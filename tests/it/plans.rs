@@ -127,3 +127,69 @@ fn scalars_and_refused_pairs_have_no_plan() {
         ops::apply(numpy, add, &[x(), int8], ops::Options::default())
     );
 }
+
+/// `ArrayPlan::elementwise` is offered exactly for `+ − × ÷` of two float32 or two float64
+/// arrays under a policy that keeps subnormals, and its one pass writes what `ops::apply`
+/// returns, bit for bit (NaN payloads, subnormals and infinities among the random patterns),
+/// at lengths that reach the vector loop's aligned body and its head and tail.
+#[test]
+fn an_elementwise_plan_computes_what_apply_computes() {
+    const SHAPES: [&[usize]; 5] = [&[1], &[7], &[2, 3], &[67], &[3, 50]];
+    let dtypes: Vec<DType> = DType::all().collect();
+    let binary: Vec<_> = CATALOGUE
+        .iter()
+        .filter(|o| o.kernel && o.arity == Arity::Binary)
+        .map(|o| ops::parse_op(o.name).expect("a kernel op"))
+        .collect();
+    let mut rng = Rng::new(42);
+    for policy in GENERATED {
+        let mut offered = Vec::new();
+        for &op in &binary {
+            for &a in &dtypes {
+                for &b in &dtypes {
+                    let zeros = |t: DType| Arg::Array(Array::zeros(t, vec![2]).expect("small"));
+                    let Some(plan) = ArrayPlan::new(policy, op, &[zeros(a), zeros(b)]) else {
+                        continue;
+                    };
+                    let Some(pass) = plan.elementwise() else {
+                        continue;
+                    };
+                    assert_eq!((a, b, pass.dtype()), (a, a, a));
+                    offered.push(format!("{} {}", op.name(), a.name()));
+                    for shape in SHAPES {
+                        let (x, y) = (random(&mut rng, a, shape), random(&mut rng, a, shape));
+                        let args = [Arg::Array(x.clone()), Arg::Array(y.clone())];
+                        let want = ops::apply(policy, op, &args, ops::Options::default())
+                            .expect("two arrays of one float dtype");
+                        let mut got = Array::zeros(a, shape.to_vec()).expect("small");
+                        pass.apply(&x, &y, &mut got)
+                            .expect("three arrays of one shape");
+                        assert_eq!(got, want, "{} {} {shape:?}", policy.name, op.name());
+                    }
+                    // Arrays of another shape or dtype are refused, nothing written.
+                    let x = random(&mut rng, a, &[3]);
+                    let mut out = Array::zeros(a, vec![4]).expect("small");
+                    assert!(pass.apply(&x, &x, &mut out).is_err());
+                    assert_eq!(out, Array::zeros(a, vec![4]).expect("small"));
+                }
+            }
+        }
+        // Offered wherever the policy computes the op on two arrays of the dtype in it and
+        // keeps subnormals (JAX's and TensorFlow's policies flush them: none).
+        let flush = policy.semantics.subnormals == typejoin::op::Subnormals::Flush;
+        let mut want = Vec::new();
+        for op in ["add", "subtract", "multiply", "true_divide"] {
+            for t in [DType::Float32, DType::Float64] {
+                let x = || Arg::Array(Array::zeros(t, vec![2]).expect("small"));
+                let op_id = ops::parse_op(op).expect("a kernel op");
+                let computed = ops::apply(policy, op_id, &[x(), x()], ops::Options::default());
+                if !flush && computed.is_ok_and(|r| r.dtype() == t) {
+                    want.push(format!("{op} {}", t.name()));
+                }
+            }
+        }
+        offered.sort();
+        want.sort();
+        assert_eq!(offered, want, "{}", policy.name);
+    }
+}

@@ -270,6 +270,25 @@ impl<'p> ArrayPlan<'p> {
         self.operands
     }
 
+    /// The plan as one elementwise pass, where that is all [`apply_with`] computes for two
+    /// arrays of the plan's operands and of one shape: `+ − × ÷` of two float32 (or two
+    /// float64) arrays of at least one dimension, in that dtype, under a policy that keeps
+    /// subnormals. No step comes before or after the pass for them (no conversion, broadcast,
+    /// divisor check, rewrite, select or flush), so [`Elementwise::apply`] skips deciding
+    /// it again; `tests/it/plans.rs` holds the two to the same bits on every shipped policy.
+    pub fn elementwise(&self) -> Option<Elementwise<'_>> {
+        let compute = self.decided.compute;
+        let same = |o: Operand| o == Operand::Array(compute);
+        (matches!(
+            self.op,
+            Op::Add | Op::Subtract | Op::Multiply | Op::TrueDivide
+        ) && matches!(compute, DType::Float32 | DType::Float64)
+            && same(self.operands.0)
+            && same(self.operands.1)
+            && self.policy.semantics.subnormals != Subnormals::Flush)
+            .then_some(Elementwise(self))
+    }
+
     /// [`apply_with`] of the plan's policy and op on `args` (with the default options but
     /// `max_elements`), `alloc` called as it calls it; arguments other than the plan's
     /// operands take the whole dispatcher.
@@ -286,6 +305,45 @@ impl<'p> ArrayPlan<'p> {
             return apply_with(self.policy, self.op.id(), args, options, alloc);
         }
         run_binary(self.policy, self.op, &self.decided, (a, b), options, alloc)
+    }
+}
+
+/// An [`ArrayPlan`] that is one elementwise pass ([`ArrayPlan::elementwise`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Elementwise<'a>(&'a ArrayPlan<'a>);
+
+impl Elementwise<'_> {
+    /// The result's dtype (the operands').
+    pub fn dtype(&self) -> DType {
+        self.0.decided.compute
+    }
+
+    /// The op on `x` and `y` into `out`: what [`ArrayPlan::apply_with`] computes when its
+    /// `alloc` returns `out`. `x`, `y` and `out` must be of the plan's dtype and of one shape
+    /// (else an `input` error, nothing written).
+    pub fn apply(&self, x: &Array, y: &Array, out: &mut Array) -> Result<(), OpError> {
+        let t = self.dtype();
+        if [x.dtype, y.dtype, out.dtype] != [t; 3]
+            || x.shape != y.shape
+            || x.shape != out.shape
+            || x.shape.is_empty()
+        {
+            return Err(input_error(format!(
+                "an elementwise pass of {} takes three {} arrays of one shape of at least one \
+                 dimension",
+                self.0.op.name(),
+                t.name()
+            )));
+        }
+        // As `plan::prepare` reads an operand of the result's shape in the compute dtype.
+        fn input(a: &Array) -> super::input::Input<'_> {
+            super::input::Input {
+                array: std::borrow::Cow::Borrowed(a),
+                splat: a.len() == 1,
+            }
+        }
+        super::dispatch::run_binary(self.0.op, t, &input(x), &input(y), &mut out.data);
+        Ok(())
     }
 }
 

@@ -362,7 +362,13 @@ pub(super) fn run_complex(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
 /// `a ± b` in complex dtype `c` as `a + α·b`, α = ±1 + 0i, with the product's four real
 /// multiplications (`ComplexAdd::Alpha`, PyTorch's `add(a, b, alpha)`): `0 · inf` makes a part
 /// NaN where adding part by part would not.
-pub(super) fn complex_alpha(op: Op, c: DType, x: &Input, y: &Input, shape: Vec<usize>) -> Array {
+pub(super) fn complex_alpha(
+    op: Op,
+    c: DType,
+    x: &Input,
+    y: &Input,
+    shape: crate::kernels::array::Shape,
+) -> Array {
     fn go<F: Float>(al: F, a: (F, F), b: (F, F)) -> (F, F) {
         let t = (al * b.0 - F::ZERO * b.1, al * b.1 + F::ZERO * b.0);
         (a.0 + t.0, a.1 + t.1)
@@ -442,7 +448,7 @@ pub(super) fn schoolbook_vectors(
 /// broadcast together into `shape`.
 pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -> Array {
     let c = x.dtype;
-    let [x, lo, hi] = [x, lo, hi].map(|a| match a.shape == shape {
+    let [x, lo, hi] = [x, lo, hi].map(|a| match a.shape[..] == shape[..] {
         true => std::borrow::Cow::Borrowed(a),
         false => std::borrow::Cow::Owned(expand(a, shape).expect("memory for a broadcast operand")),
     });

@@ -35,7 +35,7 @@ mod unary;
 pub(crate) mod vocab;
 mod xla;
 
-pub use self::apply::{ArrayPlan, Options, apply, apply_with, parse_op};
+pub use self::apply::{ArrayPlan, Elementwise, Options, apply, apply_with, parse_op};
 pub use self::astype::{astype, astype_into};
 pub use self::binary::{binary, binary_into};
 pub use self::nary::{clip, select};
@@ -187,7 +187,7 @@ mod tests {
         let one = Arg::Array(f32s(&[2.0]));
         let e = clip(tf, &one, &wide, &hi).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Input);
-        assert_eq!(clip(jax(), &one, &wide, &hi).unwrap().shape, vec![2]);
+        assert_eq!(clip(jax(), &one, &wide, &hi).unwrap().shape[..], [2]);
     }
 
     #[test]
@@ -199,7 +199,7 @@ mod tests {
         let a = Array::from_bits(DType::named("int8").unwrap(), vec![2, 3], &bits).unwrap();
         let s = sum(jax(), &a, Some(0)).unwrap();
         assert_eq!(s.dtype, DType::named("int64").unwrap());
-        assert_eq!(s.shape, vec![3]);
+        assert_eq!(s.shape[..], [3]);
         // [1 + -128, 2 + -1, 3 + 7] = [-127, 1, 10]
         assert_eq!(
             s.bits().iter().map(|b| b[0] as i64).collect::<Vec<_>>(),

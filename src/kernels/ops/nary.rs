@@ -151,7 +151,7 @@ pub(super) fn clip_within(
         // `values.shape.merge_with(t_min.shape)`): a promotion error of the first step comes
         // before a shape error.
         let keeps_shape = |r: Array| {
-            if r.shape == x.shape() {
+            if r.shape[..] == *x.shape() {
                 return Ok(r);
             }
             err(
@@ -550,7 +550,7 @@ pub(super) fn select_within(
     };
     let (x, y) = (value(x)?, value(y)?);
     let full = |a: Array| {
-        if a.shape == shape {
+        if a.shape[..] == shape[..] {
             Ok(a)
         } else {
             expand(&a, &shape)

@@ -30,7 +30,7 @@ pub(super) fn prepare<'a>(
     if array.len() == 1 {
         return Ok(Input { array, splat: true });
     }
-    if array.shape != shape {
+    if array.shape[..] != shape[..] {
         let expanded = expand(&array, shape)?;
         return Ok(Input {
             array: std::borrow::Cow::Owned(expanded),
@@ -63,7 +63,7 @@ pub(super) fn plan<'a>(
 /// [`Operand`]: crate::promote::Operand
 #[derive(Clone, Debug)]
 pub(super) struct Decided {
-    compute: DType,
+    pub(super) compute: DType,
     /// The operands' conversion into `compute`, before the shape-dependent choice of
     /// [`super::xla::selects`].
     conv: Conversion,
@@ -264,4 +264,10 @@ pub(super) fn exact_comparison(policy: &Generated, op: Op, a: &Arg, b: &Arg) -> 
     }
 }
 
-pub(super) type Prepared<'a> = (DType, Vec<usize>, Input<'a>, Input<'a>, DType);
+pub(super) type Prepared<'a> = (
+    DType,
+    crate::kernels::array::Shape,
+    Input<'a>,
+    Input<'a>,
+    DType,
+);

@@ -124,7 +124,7 @@ pub(super) fn sum_within(
     let acc = policy.sum_type(a.dtype).map_err(promotion)?;
     accepts(policy, OpId::SUM, acc)?;
     let (outer, len, inner, shape) = match axis {
-        None => (1, a.len(), 1, vec![]),
+        None => (1, a.len(), 1, crate::kernels::array::Shape::new()),
         Some(k) if k < a.shape.len() => {
             let mut shape = a.shape.clone();
             shape.remove(k);

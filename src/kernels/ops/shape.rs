@@ -2,8 +2,8 @@
 //! checked, and the result-size limit every kernel asks before it allocates.
 
 use super::vocab::{ErrorKind, OpError, err};
-use crate::kernels::array::Array;
 use crate::kernels::array::Data;
+use crate::kernels::array::{Array, Shape};
 use crate::numeric::dtype::DType;
 
 /// `Err` when a result of `shape` would hold more than `max` elements (or overflows).
@@ -25,9 +25,9 @@ pub(super) fn check_result_size(
 }
 
 /// NumPy broadcasting of two shapes, whose result may hold at most `max_elements`.
-pub fn broadcast(a: &[usize], b: &[usize], max_elements: usize) -> Result<Vec<usize>, OpError> {
+pub fn broadcast(a: &[usize], b: &[usize], max_elements: usize) -> Result<Shape, OpError> {
     let n = a.len().max(b.len());
-    let mut out = vec![0; n];
+    let mut out: Shape = smallvec::smallvec![0; n];
     for i in 0..n {
         let x = if i < n - a.len() {
             1
@@ -113,7 +113,7 @@ fn expand_rows<T: Copy>(src: &[T], strides: &[usize], shape: &[usize], out: &mut
 
 /// `Err` unless a caller's output array has the result's dtype and shape.
 pub(super) fn check_out(out: &Array, dtype: DType, shape: &[usize]) -> Result<(), OpError> {
-    if out.dtype == dtype && out.shape == shape {
+    if out.dtype == dtype && out.shape[..] == shape[..] {
         return Ok(());
     }
     err(

@@ -150,8 +150,7 @@ pub(super) fn selects(
     {
         return None;
     }
-    let mask =
-        |arg: &Arg| matches!(arg, Arg::Array(p) if p.dtype == DType::Bool && p.shape == shape);
+    let mask = |arg: &Arg| matches!(arg, Arg::Array(p) if p.dtype == DType::Bool && p.shape[..] == shape[..]);
     [a, b].into_iter().position(mask)
 }
 
