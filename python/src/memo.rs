@@ -217,7 +217,20 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A call's operands, inline for as many as a key holds.
+type Operands<'py> = smallvec::SmallVec<[Bound<'py, PyAny>; KEPT_OPERANDS]>;
+
 impl ResultTypeMemo {
+    /// The kept answer for `operands`, if there is one.
+    fn hit(&self, py: Python<'_>, operands: &[Bound<'_, PyAny>]) -> PyResult<Option<Py<PyAny>>> {
+        let Some(k) = self.key(operands, None)? else {
+            return Ok(None);
+        };
+        Ok(locked(&self.entries)
+            .get(&k)
+            .map(|e| e.result.clone_ref(py)))
+    }
+
     fn calls(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
         match &*locked(&self.calls) {
             Some((slow, kind)) => Ok((slow.clone_ref(py), kind.clone_ref(py))),
@@ -227,7 +240,7 @@ impl ResultTypeMemo {
 
     /// The `Kind` of each operand's type (one look-up under one lock), the Python layer asked
     /// the first time a type is met.
-    fn kinds(&self, operands: &Bound<'_, PyTuple>) -> PyResult<[Kind; KEPT_OPERANDS]> {
+    fn kinds(&self, operands: &[Bound<'_, PyAny>]) -> PyResult<[Kind; KEPT_OPERANDS]> {
         let mut kinds = [Kind::Never; KEPT_OPERANDS];
         let mut unknown = None;
         {
@@ -266,7 +279,7 @@ impl ResultTypeMemo {
     /// key names by address are pushed to it (a new entry holds them).
     fn key(
         &self,
-        operands: &Bound<'_, PyTuple>,
+        operands: &[Bound<'_, PyAny>],
         mut refs: Option<&mut Vec<Py<PyAny>>>,
     ) -> PyResult<Option<Key>> {
         if operands.len() > KEPT_OPERANDS {
@@ -279,7 +292,7 @@ impl ResultTypeMemo {
             let named = match kind {
                 Kind::Never => return Ok(None),
                 Kind::Type => None,
-                Kind::Identity => Some((x, false)),
+                Kind::Identity => Some((x.clone(), false)),
                 Kind::DtypeAndRank => {
                     let py = x.py();
                     let ndim: usize = x.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
@@ -325,24 +338,20 @@ impl ResultTypeMemo {
         like: Option<&Bound<'_, PyAny>>,
         _raise: bool,
     ) -> PyResult<Py<PyAny>> {
-        let key = if like.is_none() {
-            self.key(operands, None)?
-        } else {
-            None
-        };
-        if let Some(k) = &key
-            && let Some(e) = locked(&self.entries).get(k)
+        let all: Operands<'_> = operands.iter().collect();
+        if like.is_none()
+            && let Some(hit) = self.hit(py, &all)?
         {
-            return Ok(e.result.clone_ref(py));
+            return Ok(hit);
         }
         let (slow, _) = self.calls(py)?;
         let out = slow.bind(py).call1((operands, like, _raise))?;
         let out = out.cast_into::<PyTuple>()?;
         let answer = out.get_item(0)?;
-        if key.is_some() && out.get_item(1)?.is_truthy()? {
-            // The key again, with the objects it names (a miss is rare: reading twice is cheap).
+        if like.is_none() && out.get_item(1)?.is_truthy()? {
+            // The key with the objects it names (a miss is rare: reading twice is cheap).
             let mut refs = Vec::new();
-            let Some(k) = self.key(operands, Some(&mut refs))? else {
+            let Some(k) = self.key(&all, Some(&mut refs))? else {
                 return Ok(answer.unbind());
             };
             let kept = Kept {
@@ -352,6 +361,41 @@ impl ResultTypeMemo {
             keep(&self.entries, k, kept);
         }
         Ok(answer.unbind())
+    }
+
+    /// `result_type` as a C function of CPython's vectorcall protocol (`METH_FASTCALL`) bound
+    /// to this memo: its operands arrive as an array, so a kept answer is found without the
+    /// tuple (a container the garbage collector tracks) a method's `*operands` makes; a call
+    /// with keywords, or a miss, goes on to `result_type`.
+    fn entry(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        static DEF: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let def = *DEF.get_or_init(|| {
+            // CPython keeps a pointer to the definition for each function's life: leaked once.
+            let def = Box::leak(Box::new(pyo3::ffi::PyMethodDef {
+                ml_name: c"result_type".as_ptr(),
+                ml_meth: pyo3::ffi::PyMethodDefPointer {
+                    PyCFunctionFastWithKeywords: result_type_fastcall,
+                },
+                ml_flags: pyo3::ffi::METH_FASTCALL | pyo3::ffi::METH_KEYWORDS,
+                ml_doc: c"result_type($self, *operands, like=None, _raise=True)\n--\n\nThe \
+                          result dtype of ``operands`` under the policy (``Policy.result_type``)."
+                    .as_ptr(),
+            }));
+            std::ptr::from_mut(def) as usize
+        });
+        // SAFETY: `def` lives for the process; `PyCFunction_NewEx` takes its own reference to
+        // the memo (its `self`) and returns a new reference, or NULL with an exception set.
+        unsafe {
+            Bound::from_owned_ptr_or_err(
+                slf.py(),
+                pyo3::ffi::PyCFunction_NewEx(
+                    def as *mut pyo3::ffi::PyMethodDef,
+                    slf.as_ptr(),
+                    std::ptr::null_mut(),
+                ),
+            )
+        }
+        .map(Bound::unbind)
     }
 
     /// Forgets every answer.
@@ -390,4 +434,69 @@ impl ResultTypeMemo {
     fn __len__(&self) -> usize {
         locked(&self.entries).len()
     }
+}
+
+/// The C entry of [`ResultTypeMemo::entry`]'s function: a kept answer for positional operands
+/// straight from the argument array; anything else through the `result_type` method. Errors
+/// become Python exceptions, a panic a `PanicException`, as PyO3's own methods do.
+unsafe extern "C" fn result_type_fastcall(
+    memo: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargs: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: CPython calls a function of `METH_FASTCALL` with the thread attached.
+    let py = unsafe { Python::assume_attached() };
+    let body = std::panic::AssertUnwindSafe(|| -> PyResult<Py<PyAny>> {
+        // SAFETY: `memo` is the object `entry` made the function with; the vectorcall
+        // contract: `args` holds `nargs` positional arguments then one per name in `kwnames`
+        // (a tuple, or NULL), all borrowed for the call.
+        let memo = unsafe { Bound::from_borrowed_ptr(py, memo) };
+        let names = (!kwnames.is_null())
+            .then(|| unsafe { Bound::from_borrowed_ptr(py, kwnames) }.cast_into::<PyTuple>())
+            .transpose()?;
+        let positional = usize::try_from(nargs).unwrap_or(0);
+        let all = positional + names.as_ref().map_or(0, |n| n.len());
+        let raw = if all == 0 {
+            &[][..]
+        } else {
+            unsafe { std::slice::from_raw_parts(args, all) }
+        };
+        let arg = |p: &*mut pyo3::ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *p) };
+        if names.is_none() && positional <= KEPT_OPERANDS {
+            let operands: Operands<'_> = raw.iter().map(arg).collect();
+            let m = memo.cast::<ResultTypeMemo>()?;
+            if let Some(hit) = m.get().hit(py, &operands)? {
+                return Ok(hit);
+            }
+        }
+        let tuple = PyTuple::new(py, raw[..positional].iter().map(arg))?;
+        let kwargs = match &names {
+            None => None,
+            Some(names) => {
+                let d = pyo3::types::PyDict::new(py);
+                for (k, v) in names.iter().zip(&raw[positional..]) {
+                    d.set_item(k, arg(v))?;
+                }
+                Some(d)
+            }
+        };
+        Ok(memo
+            .call_method(pyo3::intern!(py, "result_type"), tuple, kwargs.as_ref())?
+            .unbind())
+    });
+    let err = match std::panic::catch_unwind(body) {
+        Ok(Ok(r)) => return r.into_ptr(),
+        Ok(Err(e)) => e,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "result_type panicked".to_string());
+            pyo3::panic::PanicException::new_err(what)
+        }
+    };
+    err.restore(py);
+    std::ptr::null_mut()
 }

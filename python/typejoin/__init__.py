@@ -394,9 +394,10 @@ class _Ruleset:
         self._join_memo = _native.JoinMemo(self._join_slow)
         self.join = self._join_memo.join
         # result_type's, by the operands' identity, type or dtype (`_memo_kind`), in native
-        # code: `policy.result_type` is the memo's own method, as `join` is.
+        # code: `policy.result_type` is the memo's vectorcall entry (`ResultTypeMemo.entry`:
+        # a kept answer without the tuple a method's `*operands` makes).
         self._rt_memo = _native.ResultTypeMemo(self._result_type_slow, _memo_kind)
-        self.result_type = self._rt_memo.result_type
+        self.result_type = self._rt_memo.entry()
         try:  # a Python bool is the weak `b*` where the policy names one (an alias, maybe)
             native.result_type(["b*"])
             self._python_bool = "b*"
