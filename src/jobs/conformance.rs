@@ -451,7 +451,7 @@ fn run_case(policy: &Generated, whole: Case, max_elements: usize) -> Result<Arra
 /// `limits.max_elements`.
 fn run_text(policy: &Generated, line: &str, limits: Limits) -> (Json, Result<Array, OpError>) {
     match read_case(line) {
-        Err(e) => (Json::Null, Err(input_error(e))),
+        Err(e) => (readable_id(line), Err(input_error(e))),
         Ok(case) => {
             let id = case.fields.get("id").cloned().unwrap_or(Json::Null);
             let run = std::panic::catch_unwind(|| run_case(policy, case, limits.max_elements));
@@ -466,6 +466,17 @@ fn run_text(policy: &Generated, line: &str, limits: Limits) -> (Json, Result<Arr
             )
         }
     }
+}
+
+/// The `id` of a line that is a JSON object, read alone, where the rest of the line is not a
+/// case (a number past f64's range, a field of the wrong type): the answer still says which
+/// case it answers. `null` where the line is not an object or its `id` is not readable.
+fn readable_id(line: &str) -> Json {
+    use serde_json::value::RawValue;
+    serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(line)
+        .ok()
+        .and_then(|fields| serde_json::from_str(fields.get("id")?.get()).ok())
+        .unwrap_or(Json::Null)
 }
 
 /// The answer line (without newline) to one input line, as a string: what [`run_stream`]
