@@ -18,8 +18,9 @@ pairwise float sums round differently, typejoin rounds the exact value once), an
 powers with a negative tensor exponent (PyTorch computes them, NumPy and typejoin refuse);
 complex multiply/divide on exactly representable parts; float64 remainder by a subnormal
 (SLEEF's vectorised fmod answers NaN for some); float16/bfloat16 floor_divide of two
-tensors (PyTorch's vector loop rounds every step to 16 bits: bfloat16 65536 // 86 is 764, 760
-for a one-element tensor and correctly rounded); maximum/minimum with a zero-dim first
+tensors (PyTorch's loops round every step to 16 bits: bfloat16 65536 // 86 is 764, 760
+for a one-element tensor and correctly rounded) — both measured by
+scripts/oracle_torch_division.py and modelled (`float_floor_divide = "vectors"`); maximum/minimum with a zero-dim first
 operand (PyTorch returns it on ±0 ties); clamp with a zero operand and a zero bound (which
 zero it keeps depends on the element's place in the vector loop). NaN results are written as
 the positive quiet NaN of their dtype (typejoin's canonical NaN; PyTorch on x86 often gives

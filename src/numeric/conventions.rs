@@ -292,6 +292,18 @@ conventions! {
         /// or more dimensions, which reads `b` unflushed (`float32[1] 3 // float32[] -5.9e-39`
         /// is NaN, `float32[2]` or `float32[]` by it −inf; measured on jax 0.10.2).
         Xla = "xla" ("JAX: round((a - fmod(a, b)) / b) adjusted, XLA's rem"),
+        /// PyTorch's: `divmod`'s values in its scalar loop (a row's tail), the same formulas
+        /// with Sleef's `fmod` in its vector loop over the 64-byte vectors of each row (16
+        /// float32, 8 float64, 32 float16 or bfloat16 elements; rows as for `zero_ties =
+        /// "vectors"`), NaN where a step of its long division overflows (`remainder(1e30,
+        /// 1e-30)` in float32 is NaN there, 8.2e-31 in the tail). A float16 or bfloat16
+        /// `floor_divide` rounds each step to the dtype in both loops (`float16 -8440 // 3` of
+        /// two tensors is −2816), but by a divisor of one element, read and divided by in
+        /// float32 and rounded once (−2814). Measured on torch 2.15: 128,000 random float32
+        /// remainders and 192,000 float16 and bfloat16 floor divisions in vectors, the place of
+        /// the vectors at every row length from 1 to 79, and the 888 cases of
+        /// `scripts/oracle_torch_division.py`.
+        Vectors = "vectors" ("PyTorch: Sleef's fmod in 64-byte vectors, 16-bit floor division step by step"),
     }
 
     /// What `true_divide` computes when a Python number is divided by an array.
@@ -409,11 +421,11 @@ conventions! {
         Eigen = "eigen" ("TensorFlow: Eigen's pdiv_complex in packets, Smith's in the rest"),
         /// As PyTorch's `c10::complex` division compiled by GCC, which contracts its products
         /// into fused multiply-adds: `scl = 1 / fma(d, d/c, c)`, `(fma(b, d/c, a) · scl,
-        /// fma(−a, d/c, b) · scl)` (the parts swapped where `|d| > |c|`), in complex128; a
-        /// complex64 quotient as `smith` (its scalar loop: PyTorch's vector loop fuses there
-        /// too, a place-dependent class). Measured on torch 2.15: 21,744 random complex128
-        /// quotients at sizes 1, 7 and 64, every one.
-        SmithFused = "smith-fused" ("PyTorch: Smith's with fused multiply-adds in complex128"),
+        /// fma(−a, d/c, b) · scl)` (the parts swapped where `|d| > |c|`), in the parts' own
+        /// precision, in its vector and scalar loops alike. Measured on torch 2.15: 21,744
+        /// random complex128 quotients at sizes 1, 7 and 64, and 20,000 complex64 ones in
+        /// 8-element tensors and in one tensor of 20,000, every one.
+        SmithFused = "smith-fused" ("PyTorch: Smith's with fused multiply-adds in the parts' precision"),
     }
 
     /// How `multiply` computes in complex64 and complex128.

@@ -60,7 +60,7 @@ fn kernel_conventions_are_generated() {
             complex_negative: ComplexNegative::ZeroMinus,
             complex_add: ComplexAdd::Alpha,
             clip_bounds: ClipBounds::Checked,
-            float_floor_divide: FloatFloorDivide::Divmod,
+            float_floor_divide: FloatFloorDivide::Vectors,
             scalar_over_array: ScalarOverArray::ReciprocalTimes,
             clip_composition: ClipComposition::Joined,
             where_scalars: WhereScalars::Checked,

@@ -12,8 +12,9 @@ use super::input::Input;
 use super::lanes::int_value;
 use super::plan::{exact_comparison, plan};
 use super::shape::{check_out, expand};
+use super::sleef;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
-use super::xla;
+use super::xla::{self, Step};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::c10::Float8;
@@ -170,7 +171,7 @@ fn compute_ieee(
         return out.data.assign(r.data);
     }
     if op == Op::TrueDivide
-        && compute == DType::Complex128
+        && matches!(compute, DType::Complex64 | DType::Complex128)
         && out.dtype == compute
         && policy.semantics.complex_divide == ComplexDivide::SmithFused
     {
@@ -229,6 +230,13 @@ fn compute_ieee(
         && common_float
     {
         zero_takes_dividends_sign(a, x, compute, out);
+    }
+    if matches!(op, Op::Remainder | Op::FloorDivide)
+        && common_float
+        && out.dtype == compute
+        && policy.semantics.float_floor_divide == FloatFloorDivide::Vectors
+    {
+        vector_division(policy, op, compute, (a, x), (b, y), out);
     }
     if floor_of_quotient {
         // The quotient is a result the library writes: a tiny one is already a zero of its
@@ -568,6 +576,105 @@ fn settle_zero_ties(
     }
 }
 
+/// `remainder` and `floor_divide` as PyTorch's loops compute them
+/// (`FloatFloorDivide::Vectors`) where `divmod` (already in `out`) is not their value. In
+/// the first `row − row % vector` elements of each row, the vector loop: the scalar loop's
+/// formulas with Sleef's `fmod` ([`sleef`]). A float16 or bfloat16 `floor_divide` rounds each
+/// step to the dtype in both loops, but by a divisor of one element (`iter.is_scalar(2)`):
+/// then it computes in float32 with the divisor as [`opmath_scalar`] reads it, rounded once.
+fn vector_division(
+    policy: &Generated,
+    op: Op,
+    compute: DType,
+    (a, x): (&Arg, &Input),
+    (b, y): (&Arg, &Input),
+    out: &mut Array,
+) {
+    let row = inner_row(&out.shape, [a.shape(), b.shape()]);
+    let vector = 64 / compute.unit().bytes();
+    let narrow = op == Op::FloorDivide && matches!(compute, DType::FLOAT16 | DType::BFLOAT16);
+    let scalar = if narrow {
+        opmath_scalar(policy, op, compute, b)
+    } else {
+        None
+    };
+    // Every element where each step rounds to the dtype; else only the vectors' elements.
+    let every = narrow && scalar.is_none();
+    if row < vector && !every {
+        return;
+    }
+    let result = Step::unflushed(compute);
+    let step = match scalar {
+        Some(_) => Step::unflushed(DType::Float32),
+        None => result,
+    };
+    let read = |i: &Input| astype(&i.array, compute).bits();
+    let (xs, ys) = (read(x), read(y));
+    let at = |i: &Input, k: usize| if i.splat { 0 } else { k };
+    for k in 0..out.len() {
+        let in_vector = row >= vector && k % row < row - row % vector;
+        if !in_vector && !every {
+            continue;
+        }
+        let p = result.value(xs[at(x, k)][0]);
+        let q = scalar.map_or_else(|| result.value(ys[at(y, k)][0]), f64::from);
+        let r = match op {
+            Op::Remainder => {
+                // `blendv(mod, mod + b, mod != 0 & (b < 0 ^ mod < 0))`: a NaN `mod` is not 0.
+                let m = sleef_fmod(compute, p, q);
+                if m != 0.0 && ((q < 0.0) != (m < 0.0)) {
+                    step.round(m + q)
+                } else {
+                    m
+                }
+            }
+            _ => torch_floor_divide(step, in_vector, p, q),
+        };
+        out.set_bits(k, [result.bits(result.round(r)), 0]);
+    }
+}
+
+/// Sleef's `fmod` in `compute`'s vectors (float32 for float16 and bfloat16).
+fn sleef_fmod(compute: DType, a: f64, b: f64) -> f64 {
+    match compute {
+        DType::Float64 => sleef::fmod(a, b),
+        _ => sleef::fmodf(a as f32, b as f32) as f64,
+    }
+}
+
+/// PyTorch's `div_floor_floating` (its scalar loop) or, `in_vector`, `div_floor_floating_vec`,
+/// each operation rounded as `s` says (float16 and bfloat16 through float32). The vector
+/// loop's `fmod` is Sleef's, and where `a / b` overflows (and `a` is finite) it divides the
+/// dividend itself, the fix-up PyTorch makes for Sleef's `fmod` there.
+fn torch_floor_divide(s: Step, in_vector: bool, a: f64, b: f64) -> f64 {
+    let basic = s.round(a / b);
+    if b == 0.0 {
+        return basic;
+    }
+    let m = match in_vector {
+        true => s.round(sleef_fmod(s.dtype(), a, b)),
+        false => a % b,
+    };
+    let floor = if in_vector && basic.is_infinite() && !a.is_infinite() {
+        a
+    } else {
+        s.round(a - m)
+    };
+    let mut div = s.round(floor / b);
+    // A NaN `m` is not zero here, as in the vector compare.
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div = s.round(div - 1.0);
+    }
+    if div == 0.0 {
+        return 0.0f64.copysign(basic);
+    }
+    let mut q = div.floor();
+    if s.round(div - q) > 0.5 {
+        q = s.round(q + 1.0);
+    }
+    q
+}
+
 /// Every element of a float16, bfloat16, float32 or float64 array replaced by its floor, which
 /// is a value of the same format (no rounding); NaN and ±inf stay.
 fn floor_in_place(d: DType, data: &mut Data) {
@@ -605,7 +712,12 @@ fn opmath_scalar(policy: &Generated, op: Op, compute: DType, b: &Arg) -> Option<
         Arg::Scalar(Scalar::Int(v)) => Some(*v as f32),
         Arg::Scalar(Scalar::Float(v)) => Some(*v as f32),
         Arg::Scalar(Scalar::Complex(..)) => None,
-        Arg::Array(arr) if arr.shape.is_empty() && !arr.dtype.is_complex() => {
+        // `iter.is_scalar(2)`: floor division reads a divisor of one element so, whatever
+        // its dimensions (`float16[5] // float16[1]`).
+        Arg::Array(arr)
+            if (arr.shape.is_empty() || (op == Op::FloorDivide && arr.len() == 1))
+                && !arr.dtype.is_complex() =>
+        {
             let Data::U32(v) = astype(arr, DType::Float32).data else {
                 unreachable!("float32 storage")
             };

@@ -119,14 +119,22 @@ fn smith<F: Float>((ar, ai): (F, F), (br, bi): (F, F), fused: bool) -> (F, F) {
     }
 }
 
-/// `x / y` in complex128 as PyTorch computes it (`ComplexDivide::SmithFused`): Smith's
-/// algorithm with its products fused into multiply-adds.
+/// `x / y` in complex64 or complex128 as PyTorch computes it (`ComplexDivide::SmithFused`):
+/// Smith's algorithm in the parts' own precision with its products fused into multiply-adds.
 pub(super) fn smith_fused_into(x: &Input, y: &Input, out: &mut Array) {
-    let c128 = out.dtype;
-    let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c128);
+    let c = out.dtype;
+    let at = |i: &Input, k: usize| complex_at(&i.array, if i.splat { 0 } else { k }, c);
     for k in 0..out.len() {
-        let (re, im) = smith(at(x, k), at(y, k), true);
-        out.set_bits(k, [canon64(re), canon64(im)]);
+        let bits = if c == DType::Complex64 {
+            // The parts are float32 values (read in `c`'s part format): exact as f32.
+            let narrow = |(re, im): (f64, f64)| (re as f32, im as f32);
+            let (re, im) = smith(narrow(at(x, k)), narrow(at(y, k)), true);
+            [u64::from(canon32(re)), u64::from(canon32(im))]
+        } else {
+            let (re, im) = smith(at(x, k), at(y, k), true);
+            [canon64(re), canon64(im)]
+        };
+        out.set_bits(k, bits);
     }
 }
 

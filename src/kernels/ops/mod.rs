@@ -30,6 +30,7 @@ mod plan;
 mod reduce;
 mod scalar;
 mod shape;
+mod sleef;
 mod sum_order;
 mod unary;
 pub(crate) mod vocab;

@@ -494,13 +494,27 @@ fn round_half_away(q: f64) -> f64 {
 /// How one XLA step rounds in `dtype`: float32 for float16 and bfloat16 (then the dtype),
 /// with the result flushed below the smallest normal of the type computed in under `flush`.
 #[derive(Clone, Copy)]
-struct Step {
+pub(super) struct Step {
     dtype: DType,
     flush: bool,
 }
 
 impl Step {
-    fn value(self, bits: u64) -> f64 {
+    /// Steps in `dtype` (float16 and bfloat16 through float32) that flush nothing: IEEE
+    /// arithmetic rounded to the dtype at each step, as PyTorch's vectors of them compute.
+    pub(super) fn unflushed(dtype: DType) -> Step {
+        Step {
+            dtype,
+            flush: false,
+        }
+    }
+
+    /// The dtype each step rounds to.
+    pub(super) fn dtype(self) -> DType {
+        self.dtype
+    }
+
+    pub(super) fn value(self, bits: u64) -> f64 {
         match self.dtype {
             DType::Float64 => f64::from_bits(bits),
             DType::Float32 => f32::from_bits(bits as u32) as f64,
@@ -511,7 +525,7 @@ impl Step {
 
     /// `v`'s pattern in the dtype (exact: `v` is a value of it), a NaN the kernels' positive
     /// quiet NaN.
-    fn bits(self, v: f64) -> u64 {
+    pub(super) fn bits(self, v: f64) -> u64 {
         let v = if v.is_nan() { f64::NAN.abs() } else { v };
         match self.dtype {
             DType::Float64 => v.to_bits(),
@@ -547,7 +561,7 @@ impl Step {
 
     /// The exact result `v` of one step (exact in float64 for float32 and smaller operands)
     /// rounded as XLA rounds it.
-    fn round(self, v: f64) -> f64 {
+    pub(super) fn round(self, v: f64) -> f64 {
         match self.dtype {
             DType::Float64 => self.flushed(v),
             _ => {
