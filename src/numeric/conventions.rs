@@ -455,8 +455,10 @@ conventions! {
         /// under `subnormals = "flush"`. Measured on jax 0.10.2 (`jnp.multiply`, found by
         /// `scripts/fuzz_libraries.py jax --seed 200087`): 1,052 random products of complex64
         /// and complex128 at sizes 1 to 333, every imaginary part `fma(b, c, a·d)`, 739 of
-        /// them NumPy's `fma(a, d, b·c)`.
-        Xla = "xla" ("JAX: fma(a, c, -b·d) + fma(b, c, a·d)·i"),
+        /// them NumPy's `fma(a, d, b·c)`. XLA computes `x · y` as `y · x` (fusing `a·d`) where
+        /// `y` is constant along the result's innermost dimension longer than one and `x` is
+        /// not (`scripts/oracle_jax_complex_multiply.py`, found by seed 200127).
+        Xla = "xla" ("JAX: fma(a, c, -b·d) + fma(b, c, a·d)·i, as y·x where y is constant along the innermost dimension and x is not"),
     }
 
     /// What `multiply` computes where one operand is a bool array.

@@ -159,7 +159,16 @@ fn compute_ieee(
             Some(cmath::Formulas::Eigen)
         }
         (Op::Multiply, ComplexMultiply::Eigen) => Some(cmath::Formulas::Eigen),
-        (Op::Multiply, ComplexMultiply::Xla) => Some(cmath::Formulas::Xla),
+        (Op::Multiply, ComplexMultiply::Xla) => {
+            fn shape(a: &Arg) -> Option<&[usize]> {
+                match a {
+                    Arg::Array(p) => Some(&p.shape),
+                    Arg::Scalar(_) => None,
+                }
+            }
+            let commuted = cmath::xla_commutes(shape(a), shape(b), &out.shape);
+            Some(cmath::Formulas::Xla { commuted })
+        }
         _ => None,
     };
     if matches!(compute, DType::Complex64 | DType::Complex128)
