@@ -653,8 +653,25 @@ conventions! {
         /// 0.10.2, `scripts/oracle_sums.py jax`), all bit for bit, and on 1,040 whole sums of
         /// 2 to 32 rows of 2 to 20 elements (`scripts/oracle_jax_row_sums.py`), all but 37 of
         /// 20 or 28 rows of float32 or complex64; sums over three or more dimensions are added
-        /// in row-major order, which is not measured beyond those arrays.
-        Xla = "xla" ("JAX: XLA's 32-element reduction windows"),
+        /// in row-major order, which is not measured beyond those arrays. The row lanes are
+        /// LLVM's vectorisation of the loop over the rows, which XLA compiles for the machine it
+        /// runs on: `"xla"` follows `"xla-avx512"` on a CPU with AVX-512F and `"xla-avx2"` on
+        /// any other (measured on one CPU of each kind; others not measured).
+        Xla = "xla" ("JAX: XLA's 32-element reduction windows, row lanes as on this CPU"),
+        /// `"xla"` with the row lanes XLA's code takes on a CPU with AVX-512 (measured on one,
+        /// above: rows of at most 8 real parts, lanes that divide the rows).
+        XlaAvx512 = "xla-avx512" ("JAX on an AVX-512 CPU"),
+        /// `"xla"` with the row lanes XLA's code takes on a CPU with AVX2 and no AVX-512
+        /// (measured on an AMD EPYC of family 23, jax 0.10.2): rows of any length up to 32
+        /// elements; under 16 rows the most lanes (of 32 bytes of reals, as above, no more than
+        /// the rows) where they divide the rows, else one by one; from 16 rows 8 lanes (float32,
+        /// complex64; 4 where the rows leave 4 to 7 over and a row is not 32 bytes) or 4
+        /// (float64, complex128) over the rows they divide, the rest added one by one after the
+        /// lanes. 1,040 whole sums of 2 to 32 rows of 2 to 20 elements
+        /// (`scripts/oracle_jax_row_sums.py 9 2 jax_row_sums_avx2`) and 600 of random shapes up
+        /// to 32 × 32, bit for bit; `"xla-avx512"` differs on 402 of the 1,040, and on 380 of
+        /// those measured on the AVX-512 CPU `"xla-avx2"` does.
+        XlaAvx2 = "xla-avx2" ("JAX on an AVX2 CPU"),
     }
 
     /// What real float `power` computes where the exponent is one element. Every other

@@ -186,7 +186,10 @@ pub fn apply_with(
         // Eigen's and XLA's orders flush each step themselves, and copy a lone summed element
         // as it is.
         if policy.semantics.subnormals == Subnormals::Flush
-            && !matches!(policy.semantics.sum_order, SumOrder::Eigen | SumOrder::Xla)
+            && !matches!(
+                policy.semantics.sum_order,
+                SumOrder::Eigen | SumOrder::Xla | SumOrder::XlaAvx512 | SumOrder::XlaAvx2
+            )
         {
             // Read and written as a library that flushes subnormals sums (its partial sums are
             // exact here).

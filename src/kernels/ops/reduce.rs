@@ -162,10 +162,15 @@ pub(super) fn sum_within(
             let flush = policy.semantics.subnormals == Subnormals::Flush;
             sum_order::eigen_sums(&conv, outer, len, inner, flush)
         }
-        SumOrder::Xla => {
+        SumOrder::Xla | SumOrder::XlaAvx512 | SumOrder::XlaAvx2 => {
+            let cpu = match policy.semantics.sum_order {
+                SumOrder::XlaAvx512 => sum_order::XlaCpu::Avx512,
+                SumOrder::XlaAvx2 => sum_order::XlaCpu::Avx2,
+                _ => sum_order::XlaCpu::host(),
+            };
             let flush = policy.semantics.subnormals == Subnormals::Flush;
             let full = axis.is_none().then_some(&a.shape[..]);
-            sum_order::xla_sums(&conv, (outer, len, inner), full, flush)
+            sum_order::xla_sums(&conv, (outer, len, inner), full, (cpu, flush))
         }
     };
     if let Some(bits) = ordered {

@@ -740,7 +740,7 @@ pub(super) fn xla_sums(
     a: &Array,
     (outer, len, inner): (usize, usize, usize),
     full: Option<&[usize]>,
-    flush: bool,
+    (cpu, flush): (XlaCpu, bool),
 ) -> Option<Vec<[u64; 2]>> {
     if len == 1 && a.dtype.float_format().is_some() {
         return Some(a.bits());
@@ -752,6 +752,7 @@ pub(super) fn xla_sums(
     let order = Xla {
         lines: (outer, len, inner),
         dims: &dims,
+        cpu,
     };
     if flush {
         in_floats::<_, true>(a, &order)
@@ -765,6 +766,28 @@ pub(super) fn xla_sums(
 struct Xla<'a> {
     lines: (usize, usize, usize),
     dims: &'a [usize],
+    cpu: XlaCpu,
+}
+
+/// The CPU XLA compiled its loops for: LLVM's cost model vectorises a whole sum's rows
+/// differently on each ([`xla_row_lanes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum XlaCpu {
+    /// With AVX-512F (`sum_order = "xla-avx512"`).
+    Avx512,
+    /// With AVX2 and no AVX-512 (`sum_order = "xla-avx2"`).
+    Avx2,
+}
+
+impl XlaCpu {
+    /// This machine's, as XLA's code generator sees it.
+    pub(super) fn host() -> XlaCpu {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return XlaCpu::Avx512;
+        }
+        XlaCpu::Avx2
+    }
 }
 
 impl Order for Xla<'_> {
@@ -776,11 +799,11 @@ impl Order for Xla<'_> {
             for i in 0..inner {
                 let line: Vec<T> = (0..len).map(|k| v[(o * len + k) * inner + i]).collect();
                 let lanes = match *self.dims {
-                    [rows, cols] => xla_row_lanes::<T>(rows, cols),
+                    [rows, cols] => xla_row_lanes::<T>(self.cpu, rows, cols),
                     _ => None,
                 };
                 out.push(match lanes {
-                    Some(vf) => in_row_lanes(&line, cols_of(self.dims), vf),
+                    Some(lanes) => in_row_lanes(&line, cols_of(self.dims), lanes),
                     None => xla_reduce(&line, self.dims),
                 });
             }
@@ -793,40 +816,59 @@ fn cols_of(dims: &[usize]) -> usize {
     dims.last().copied().unwrap_or(1)
 }
 
-/// How many rows XLA's CPU code adds at once in a whole sum of a `rows × cols` array (every
-/// dimension at most 32 and of more than one element): LLVM unrolls the loop over a row of at
-/// most 8 real parts (8 float32 or float64, 4 complex) and vectorises the loop over the rows,
-/// `vf` lanes of 32 bytes of real numbers or 64 of complex ones (8 float32 or complex64, 4
-/// float64 or complex128), fewer where the rows are fewer; with a `rows` it does not divide,
-/// the rows are added one by one; and it halves `vf` while the lanes' rows hold more than 192
-/// bytes. `None`: one by one in row-major order. Measured on jax 0.10.2 (CPU, AVX-512) for
-/// every dtype XLA sums in (float32, float64, complex64, complex128) on 13 row counts from 2 to
-/// 32 and 10 row lengths from 2 to 20, 25 random arrays each: every array where this gives
-/// lanes adds as [`in_row_lanes`] does; of the others (row-major), those of 20 and 28 rows of
-/// float32 or complex64 add otherwise (not modelled).
-fn xla_row_lanes<T: Acc>(rows: usize, cols: usize) -> Option<usize> {
-    if rows > XLA_WINDOW || cols > XLA_WINDOW || cols * T::PARTS > 8 {
+/// How XLA's CPU code adds the rows of a whole sum of a `rows × cols` array (every dimension
+/// at most 32 and of more than one element): `(v, n)`, the first `n` rows in `v` vector lanes
+/// ([`in_row_lanes`]), the rest one by one after them; `None`, every row one by one. LLVM
+/// vectorises the loop over the rows in lanes of 32 bytes of real numbers or 64 of complex ones
+/// (8 float32 or complex64, 4 float64 or complex128), and its cost model, which depends on the
+/// CPU, chooses how many and where:
+///
+/// - AVX-512 (measured on jax 0.10.2 for float32, float64, complex64 and complex128 on 13 row
+///   counts from 2 to 32 and 10 row lengths from 2 to 20, 25 random arrays each): rows of at
+///   most 8 real parts only, fewer lanes for fewer rows, only where the lanes divide the rows,
+///   halved while the lanes' rows hold more than 192 bytes. Of the others (row-major), those of
+///   20 and 28 rows of float32 or complex64 add otherwise (not modelled).
+/// - AVX2 (an AMD EPYC of family 23; 1,040 arrays of those shapes and 600 of random shapes up to
+///   32 × 32): under 16 rows the most lanes that fit in the rows, only where they divide them;
+///   from 16 rows all the lanes, or 4 of 8 where the rows leave 4 to 7 over and a row is not 32
+///   bytes, over the rows they divide.
+fn xla_row_lanes<T: Acc>(cpu: XlaCpu, rows: usize, cols: usize) -> Option<(usize, usize)> {
+    if rows > XLA_WINDOW || cols > XLA_WINDOW {
         return None;
     }
-    let mut vf = 32 * T::PARTS / T::BYTES;
+    let most = 32 * T::PARTS / T::BYTES;
+    let mut vf = most;
     while vf > rows {
         vf /= 2;
     }
-    if vf < 2 || !rows.is_multiple_of(vf) {
-        return None;
+    match cpu {
+        XlaCpu::Avx512 => {
+            if cols * T::PARTS > 8 || vf < 2 || !rows.is_multiple_of(vf) {
+                return None;
+            }
+            while vf > 1 && vf * cols * T::BYTES > 192 {
+                vf /= 2;
+            }
+            (vf >= 2).then_some((vf, rows))
+        }
+        XlaCpu::Avx2 if rows < 16 => (vf >= 2 && rows.is_multiple_of(vf)).then_some((vf, rows)),
+        XlaCpu::Avx2 => {
+            if most == 8 && rows % 8 >= 4 && cols * T::BYTES != 32 {
+                vf = 4;
+            }
+            Some((vf, rows - rows % vf))
+        }
     }
-    while vf > 1 && vf * cols * T::BYTES > 192 {
-        vf /= 2;
-    }
-    (vf >= 2).then_some(vf)
 }
 
-/// A whole `rows × cols` sum (`v` row-major) in `vf` lanes ([`xla_row_lanes`]): lane `k`
-/// adds rows `k`, `k + vf`, … from zero, each row in order; then the lanes are added half
-/// onto half (`l[i] + l[i + vf / 2]`) until one is left.
-fn in_row_lanes<T: Acc>(v: &[T], cols: usize, vf: usize) -> T {
+/// A whole `rows × cols` sum (`v` row-major) with its first `n` rows in `vf` lanes
+/// ([`xla_row_lanes`]): lane `k` adds rows `k`, `k + vf`, … from zero, each row in order; then
+/// the lanes are added half onto half (`l[i] + l[i + vf / 2]`) until one is left, and the rows
+/// from `n` on are added to it one by one.
+fn in_row_lanes<T: Acc>(v: &[T], cols: usize, (vf, n): (usize, usize)) -> T {
     let mut lanes = vec![T::zero(); vf];
-    for (r, row) in v.chunks(cols).enumerate() {
+    let (head, tail) = v.split_at(n * cols);
+    for (r, row) in head.chunks(cols).enumerate() {
         let lane = &mut lanes[r % vf];
         for &x in row {
             *lane = lane.add(x);
@@ -837,7 +879,7 @@ fn in_row_lanes<T: Acc>(v: &[T], cols: usize, vf: usize) -> T {
         let (low, high) = lanes.split_at(half);
         lanes = low.iter().zip(high).map(|(&a, &b)| a.add(b)).collect();
     }
-    lanes[0]
+    tail.iter().fold(lanes[0], |s, &x| s.add(x))
 }
 
 #[cfg(test)]
@@ -885,6 +927,29 @@ mod tests {
         v[22] = 1.0;
         v[30] = 1.0;
         assert_eq!(eigen_f32(&v, true), 16_777_216f32.to_bits());
+    }
+
+    /// The row lanes measured on jax 0.10.2 (`scripts/oracle_jax_row_sums.py`, and shapes up to
+    /// 32 × 32 on the AVX2 CPU).
+    #[test]
+    fn xla_row_lanes_follow_each_cpus_cost_model() {
+        use XlaCpu::{Avx2, Avx512};
+        type C64 = (f32, f32);
+        assert_eq!(xla_row_lanes::<f32>(Avx512, 16, 2), Some((8, 16)));
+        assert_eq!(xla_row_lanes::<f32>(Avx512, 16, 9), None);
+        assert_eq!(xla_row_lanes::<f32>(Avx512, 20, 2), None);
+        assert_eq!(xla_row_lanes::<f64>(Avx512, 8, 8), Some((2, 8)));
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 2, 20), Some((2, 2)));
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 12, 5), None);
+        assert_eq!(xla_row_lanes::<f64>(Avx2, 12, 5), Some((4, 12)));
+        assert_eq!(xla_row_lanes::<f64>(Avx2, 6, 5), None);
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 19, 20), Some((8, 16)));
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 21, 7), Some((4, 20)));
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 21, 8), Some((8, 16)));
+        assert_eq!(xla_row_lanes::<C64>(Avx2, 30, 4), Some((8, 24)));
+        assert_eq!(xla_row_lanes::<C64>(Avx2, 30, 5), Some((4, 28)));
+        assert_eq!(xla_row_lanes::<f64>(Avx2, 31, 32), Some((4, 28)));
+        assert_eq!(xla_row_lanes::<f32>(Avx2, 33, 2), None);
     }
 
     /// 100 float32 elements summed by jax 0.10.2: 2^24 at 0 and ones at 32 and at 18 or 49 give
