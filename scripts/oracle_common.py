@@ -13,6 +13,19 @@ def num(f):
     return f
 
 
+def random_parts(rng, k, ft, edges, kinds=5, decades=45, uniform=100.0):
+    """`k` random real parts of dtype `ft`, drawn as a user's program draws them: one in `kinds`
+    from `edges`, one spread over 10^-decades..10^decades, the rest uniform in ±uniform."""
+    import numpy as np
+
+    kind = rng.integers(0, kinds, k)
+    spread = rng.standard_normal(k) * 10.0 ** rng.integers(-decades, decades, k)
+    v = np.where(kind == 0, rng.choice(edges, k),
+                 np.where(kind == 1, spread, rng.uniform(-uniform, uniform, k)))
+    with np.errstate(all="ignore"):
+        return v.astype(ft)
+
+
 def scalar_json(x):
     """A Python bool, int, float or complex as a runner scalar (an int beyond 64 bits as a
     string, which keeps its digits)."""

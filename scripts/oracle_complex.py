@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle_common import scalar_json  # noqa: E402
+from oracle_common import random_parts, scalar_json  # noqa: E402
 
 warnings.filterwarnings("ignore")
 lib = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -41,12 +41,7 @@ EXPONENTS = [0, 1, 2, 3, -1, -2, 0.5, -0.5, 2.5, -7, 100, True, 1j, 2 + 0j]
 
 
 def parts(k, ft):
-    kind = rng.integers(0, 3, k)
-    spread = rng.standard_normal(k) * 10.0 ** rng.integers(-40, 40, k)
-    v = np.where(kind == 0, rng.choice(EDGES, k),
-                 np.where(kind == 1, spread, rng.uniform(-10, 10, k)))
-    with np.errstate(all="ignore"):
-        return v.astype(ft)
+    return random_parts(rng, k, ft, EDGES, kinds=3, decades=40, uniform=10.0)
 
 
 def bits(x, ut):

@@ -26,6 +26,7 @@ import jax  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
+from oracle_common import random_parts  # noqa: E402
 from fuzz_adapter_numpy import arg_json, bits_of  # noqa: E402
 
 warnings.filterwarnings("ignore")
@@ -37,12 +38,7 @@ EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-310, -1e-310, 1e-40, 
 
 
 def parts(k, ft):
-    kind = rng.integers(0, 5, k)
-    spread = rng.standard_normal(k) * 10.0 ** rng.integers(-45, 45, k)
-    v = np.where(kind == 0, rng.choice(EDGES, k),
-                 np.where(kind == 1, spread, rng.uniform(-100, 100, k)))
-    with np.errstate(all="ignore"):
-        return v.astype(ft)
+    return random_parts(rng, k, ft, EDGES)
 
 
 def operand(shape, ct, ft):
