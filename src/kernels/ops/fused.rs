@@ -96,10 +96,10 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         return false;
     }
     macro_rules! arith {
-        ($a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $L:ty) => {{
+        ($same:expr, $a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $L:ty) => {{
             #[inline(always)]
             fn go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send>(
-                op: Op,
+                (op, same_format): (Op, bool),
                 a: &[A],
                 b: &[B],
                 o: &mut [O],
@@ -107,9 +107,14 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fb: impl Fn(B) -> $L + Copy + Sync,
                 enc: impl Fn($L) -> O + Copy + Sync,
             ) -> bool {
+                // Operands of the result's own format lose nothing without AVX-512.
+                let isa = match same_format {
+                    true => Isa::detect().for_lines(a, b, o),
+                    false => Isa::detect(),
+                };
                 macro_rules! each {
                     ($f:expr) => {
-                        fused_go(a, b, o, fa, fb, $f, enc)
+                        fused_go_on(isa, a, b, o, fa, fb, $f, enc)
                     };
                 }
                 match op {
@@ -123,7 +128,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 }
                 true
             }
-            go(op, $a, $b, $o, $fa, $fb, $enc)
+            go((op, $same), $a, $b, $o, $fa, $fb, $enc)
         }};
     }
     // The operand loaders a fused pass takes: a float32/float64 array, or int8/int32/int64.
@@ -177,12 +182,14 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
             }
         };
     }
+    let same_format = x.array.dtype == c && y.array.dtype == c;
     match (c, out) {
         (DType::Float32, Data::U32(o)) => {
             if x.array.dtype == DType::Float64 || y.array.dtype == DType::Float64 {
                 return false;
             }
             operand!(x, f32, |sa, fa| operand!(y, f32, |sb, fb| arith!(
+                same_format,
                 sa,
                 sb,
                 &mut o[..],
@@ -194,6 +201,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         }
         (DType::Float64, Data::U64(o)) => {
             operand!(x, f64, |sa, fa| operand!(y, f64, |sb, fb| arith!(
+                same_format,
                 sa,
                 sb,
                 &mut o[..],
@@ -226,7 +234,27 @@ pub(super) fn fused_go<
     f: impl Fn(L, L) -> L + Copy + Sync,
     enc: impl Fn(L) -> O + Copy + Sync,
 ) {
-    let isa = Isa::detect();
+    fused_go_on(Isa::detect(), a, b, o, fa, fb, f, enc)
+}
+
+/// [`fused_go`] with its loops compiled for `isa`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fused_go_on<
+    A: Copy + Sync,
+    B: Copy + Sync,
+    O: Copy + Default + Send,
+    L: Copy + Send + Sync,
+>(
+    isa: Isa,
+    a: &[A],
+    b: &[B],
+    o: &mut [O],
+    fa: impl Fn(A) -> L + Copy + Sync,
+    fb: impl Fn(B) -> L + Copy + Sync,
+    f: impl Fn(L, L) -> L + Copy + Sync,
+    enc: impl Fn(L) -> O + Copy + Sync,
+) {
     let n = o.len();
     if n > 0 && b.len() < n {
         let y = fb(b[0]);
