@@ -3,6 +3,7 @@
 //! `out=`) and the kernel writes straight into it. Only conversion lives here; the one library
 //! call is `typejoin::ops::apply_with`.
 
+use crate::vectorcall;
 use std::sync::Arc;
 use std::sync::Mutex;
 
@@ -537,28 +538,11 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
         let c = std::ffi::CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Box::leak(c.into_boxed_c_str()))
     };
-    // A function of CPython's vectorcall protocol (`METH_FASTCALL | METH_KEYWORDS`): its
-    // arguments arrive as an array, no tuple or dict made; `self` is the op's catalogue place.
-    // CPython keeps a pointer to the definition for the function's life: it is leaked, once
-    // per op (`MADE_KERNELS`).
-    let def = Box::leak(Box::new(pyo3::ffi::PyMethodDef {
-        ml_name: leak(name.to_string())?.as_ptr(),
-        ml_meth: pyo3::ffi::PyMethodDefPointer {
-            PyCFunctionFastWithKeywords: kernel_fastcall,
-        },
-        ml_flags: pyo3::ffi::METH_FASTCALL | pyo3::ffi::METH_KEYWORDS,
-        ml_doc: leak(doc)?.as_ptr(),
-    }));
+    // A function of CPython's vectorcall protocol: `self` is the op's catalogue place. Its
+    // definition is leaked once per op (`MADE_KERNELS`).
+    let def = vectorcall::definition(leak(name.to_string())?, kernel_fastcall, leak(doc)?);
     let place = id.index().into_pyobject(py)?;
-    // SAFETY: `def` lives for the process; `PyCFunction_NewEx` takes its own reference to
-    // `place` and returns a new reference, or NULL with an exception set.
-    let f = unsafe {
-        Bound::from_owned_ptr_or_err(
-            py,
-            pyo3::ffi::PyCFunction_NewEx(def, place.as_ptr(), std::ptr::null_mut()),
-        )
-    }?
-    .cast_into::<PyCFunction>()?;
+    let f = vectorcall::function(place.as_any(), def)?.cast_into::<PyCFunction>()?;
     lock(&MADE_KERNELS).push((id, f.clone().unbind()));
     Ok(f)
 }
@@ -573,25 +557,13 @@ unsafe extern "C" fn kernel_fastcall(
 ) -> *mut pyo3::ffi::PyObject {
     // SAFETY: CPython calls a function of `METH_FASTCALL` with the thread attached.
     let py = unsafe { Python::assume_attached() };
-    let body = std::panic::AssertUnwindSafe(|| {
+    vectorcall::run(py, "a kernel", || {
         // SAFETY: CPython's vectorcall contract: `args` holds `nargs` positional arguments
         // then one per name in `kwnames` (a tuple, or NULL), all borrowed for the call.
-        unsafe { fastcall_body(py, place, args, nargs, kwnames) }
-    });
-    let err = match std::panic::catch_unwind(body) {
-        Ok(Ok(r)) => return r.into_ptr(),
-        Ok(Err(e)) => e,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a kernel panicked".to_string());
-            pyo3::panic::PanicException::new_err(what)
-        }
-    };
-    err.restore(py);
-    std::ptr::null_mut()
+        let args = unsafe { vectorcall::Arguments::read(py, args, nargs, kwnames) }?;
+        // SAFETY: as this function's.
+        unsafe { fastcall_body(py, place, &args) }.map(Bound::unbind)
+    })
 }
 
 /// A [`kernel`] function's call: two NumPy arrays of one shape take [`fast_lane`]; anything
@@ -602,25 +574,14 @@ unsafe extern "C" fn kernel_fastcall(
 unsafe fn fastcall_body<'py>(
     py: Python<'py>,
     place: *mut pyo3::ffi::PyObject,
-    args: *const *mut pyo3::ffi::PyObject,
-    nargs: pyo3::ffi::Py_ssize_t,
-    kwnames: *mut pyo3::ffi::PyObject,
+    args: &vectorcall::Arguments<'_, 'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     // SAFETY: `place` is the int `kernel` made the function with.
     let place = unsafe { Bound::from_borrowed_ptr(py, place) }.extract::<usize>()?;
     let op = OpId::at(place);
-    let names = if kwnames.is_null() {
-        None
-    } else {
-        // SAFETY: a tuple of str, borrowed for the call.
-        Some(unsafe { Bound::from_borrowed_ptr(py, kwnames) }.cast_into::<PyTuple>()?)
-    };
-    let positional = usize::try_from(nargs).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let all = positional + names.as_ref().map_or(0, |n| n.len());
-    // SAFETY: the vectorcall contract above.
-    let raw = unsafe { std::slice::from_raw_parts(args, all) };
+    let raw = args.all;
     // Two arrays, and maybe `out=` (the only keyword then).
-    let out = match (&names, raw) {
+    let out = match (&args.names, raw) {
         (None, [_, _]) => Some(None),
         (Some(n), [_, _, o]) if n.len() == 1 && n.get_item(0)?.eq("out")? => Some(Some(*o)),
         _ => None,
@@ -630,19 +591,7 @@ unsafe fn fastcall_body<'py>(
     {
         return Ok(r);
     }
-    // SAFETY: borrowed references, alive for the call.
-    let arg = |p: &*mut pyo3::ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *p) };
-    let tuple = PyTuple::new(py, raw[..positional].iter().map(arg))?;
-    let kwargs = match &names {
-        None => None,
-        Some(names) => {
-            let d = PyDict::new(py);
-            for (k, v) in names.iter().zip(&raw[positional..]) {
-                d.set_item(k, arg(v))?;
-            }
-            Some(d)
-        }
-    };
+    let (tuple, kwargs) = args.tuple_and_kwargs(py)?;
     use typejoin::op::Arity;
     let params: &[&str] = match op.info().arity {
         Arity::Unary => &["x"],

@@ -9,6 +9,7 @@ use typejoin::{Input, LoadError, render::ReportOptions};
 
 mod kernels;
 mod memo;
+mod vectorcall;
 
 /// The `typejoin` command line, the binary's own code (src/cli), compiled in.
 #[allow(dead_code)]

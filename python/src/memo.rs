@@ -17,6 +17,8 @@ use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use crate::vectorcall;
+
 /// The most answers kept; the memo starts over past it (a program that keeps making new
 /// dtype objects cannot grow it without bound).
 const CAPACITY: usize = 4096;
@@ -125,6 +127,23 @@ impl JoinMemo {
         Ok(answer.unbind())
     }
 
+    /// `join` as a C function of CPython's vectorcall protocol bound to this memo: a kept
+    /// answer for two positional operands is found without parsing the arguments as a
+    /// method's signature does (`np.promote_types`, the function `join` mirrors, is itself one
+    /// C call); any other call goes on to `join`.
+    fn entry(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        static DEF: std::sync::OnceLock<vectorcall::Definition> = std::sync::OnceLock::new();
+        let def = DEF.get_or_init(|| {
+            vectorcall::definition(
+                c"join",
+                join_fastcall,
+                c"join($self, a, b, *, like=None)\n--\n\nThe join of ``a`` and ``b`` under \
+                  the policy (``Policy.join``).",
+            )
+        });
+        vectorcall::function(slf.as_any(), *def).map(Bound::unbind)
+    }
+
     /// Forgets every answer.
     fn clear(&self) {
         let old = {
@@ -162,6 +181,33 @@ impl JoinMemo {
     fn __len__(&self) -> usize {
         self.entries.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
+}
+
+/// The C entry of [`JoinMemo::entry`]'s function: a kept answer for two positional operands
+/// straight from the argument array; anything else through the `join` method.
+unsafe extern "C" fn join_fastcall(
+    memo: *mut pyo3::ffi::PyObject,
+    args: *const *mut pyo3::ffi::PyObject,
+    nargs: pyo3::ffi::Py_ssize_t,
+    kwnames: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: CPython calls a function of `METH_FASTCALL` with the thread attached.
+    let py = unsafe { Python::assume_attached() };
+    vectorcall::run(py, "join", || {
+        // SAFETY: `memo` is the object `entry` made the function with, borrowed for the call.
+        let memo = unsafe { Bound::from_borrowed_ptr(py, memo) };
+        if kwnames.is_null() && nargs == 2 {
+            // SAFETY: the vectorcall contract: `args` holds the two positional arguments.
+            let k = unsafe { (*args as usize, *args.add(1) as usize) };
+            let m = memo.cast::<JoinMemo>()?;
+            if let Some(e) = locked(&m.get().entries).get(&k) {
+                return Ok(e.result.clone_ref(py));
+            }
+        }
+        // SAFETY: the vectorcall contract, as above.
+        let args = unsafe { vectorcall::Arguments::read(py, args, nargs, kwnames) }?;
+        Ok(args.call_method(&memo, pyo3::intern!(py, "join"))?.unbind())
+    })
 }
 
 /// The most operands a kept `result_type` answer has; calls with more are not kept.
@@ -368,34 +414,16 @@ impl ResultTypeMemo {
     /// tuple (a container the garbage collector tracks) a method's `*operands` makes; a call
     /// with keywords, or a miss, goes on to `result_type`.
     fn entry(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        static DEF: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-        let def = *DEF.get_or_init(|| {
-            // CPython keeps a pointer to the definition for each function's life: leaked once.
-            let def = Box::leak(Box::new(pyo3::ffi::PyMethodDef {
-                ml_name: c"result_type".as_ptr(),
-                ml_meth: pyo3::ffi::PyMethodDefPointer {
-                    PyCFunctionFastWithKeywords: result_type_fastcall,
-                },
-                ml_flags: pyo3::ffi::METH_FASTCALL | pyo3::ffi::METH_KEYWORDS,
-                ml_doc: c"result_type($self, *operands, like=None, _raise=True)\n--\n\nThe \
-                          result dtype of ``operands`` under the policy (``Policy.result_type``)."
-                    .as_ptr(),
-            }));
-            std::ptr::from_mut(def) as usize
-        });
-        // SAFETY: `def` lives for the process; `PyCFunction_NewEx` takes its own reference to
-        // the memo (its `self`) and returns a new reference, or NULL with an exception set.
-        unsafe {
-            Bound::from_owned_ptr_or_err(
-                slf.py(),
-                pyo3::ffi::PyCFunction_NewEx(
-                    def as *mut pyo3::ffi::PyMethodDef,
-                    slf.as_ptr(),
-                    std::ptr::null_mut(),
-                ),
+        static DEF: std::sync::OnceLock<vectorcall::Definition> = std::sync::OnceLock::new();
+        let def = DEF.get_or_init(|| {
+            vectorcall::definition(
+                c"result_type",
+                result_type_fastcall,
+                c"result_type($self, *operands, like=None, _raise=True)\n--\n\nThe result \
+                  dtype of ``operands`` under the policy (``Policy.result_type``).",
             )
-        }
-        .map(Bound::unbind)
+        });
+        vectorcall::function(slf.as_any(), *def).map(Bound::unbind)
     }
 
     /// Forgets every answer.
@@ -447,56 +475,21 @@ unsafe extern "C" fn result_type_fastcall(
 ) -> *mut pyo3::ffi::PyObject {
     // SAFETY: CPython calls a function of `METH_FASTCALL` with the thread attached.
     let py = unsafe { Python::assume_attached() };
-    let body = std::panic::AssertUnwindSafe(|| -> PyResult<Py<PyAny>> {
+    vectorcall::run(py, "result_type", || {
         // SAFETY: `memo` is the object `entry` made the function with; the vectorcall
         // contract: `args` holds `nargs` positional arguments then one per name in `kwnames`
         // (a tuple, or NULL), all borrowed for the call.
         let memo = unsafe { Bound::from_borrowed_ptr(py, memo) };
-        let names = (!kwnames.is_null())
-            .then(|| unsafe { Bound::from_borrowed_ptr(py, kwnames) }.cast_into::<PyTuple>())
-            .transpose()?;
-        let positional = usize::try_from(nargs).unwrap_or(0);
-        let all = positional + names.as_ref().map_or(0, |n| n.len());
-        let raw = if all == 0 {
-            &[][..]
-        } else {
-            unsafe { std::slice::from_raw_parts(args, all) }
-        };
-        let arg = |p: &*mut pyo3::ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *p) };
-        if names.is_none() && positional <= KEPT_OPERANDS {
-            let operands: Operands<'_> = raw.iter().map(arg).collect();
+        let args = unsafe { vectorcall::Arguments::read(py, args, nargs, kwnames) }?;
+        if args.names.is_none() && args.positional <= KEPT_OPERANDS {
+            let operands: Operands<'_> = (0..args.positional).map(|k| args.get(py, k)).collect();
             let m = memo.cast::<ResultTypeMemo>()?;
             if let Some(hit) = m.get().hit(py, &operands)? {
                 return Ok(hit);
             }
         }
-        let tuple = PyTuple::new(py, raw[..positional].iter().map(arg))?;
-        let kwargs = match &names {
-            None => None,
-            Some(names) => {
-                let d = pyo3::types::PyDict::new(py);
-                for (k, v) in names.iter().zip(&raw[positional..]) {
-                    d.set_item(k, arg(v))?;
-                }
-                Some(d)
-            }
-        };
-        Ok(memo
-            .call_method(pyo3::intern!(py, "result_type"), tuple, kwargs.as_ref())?
+        Ok(args
+            .call_method(&memo, pyo3::intern!(py, "result_type"))?
             .unbind())
-    });
-    let err = match std::panic::catch_unwind(body) {
-        Ok(Ok(r)) => return r.into_ptr(),
-        Ok(Err(e)) => e,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "result_type panicked".to_string());
-            pyo3::panic::PanicException::new_err(what)
-        }
-    };
-    err.restore(py);
-    std::ptr::null_mut()
+    })
 }

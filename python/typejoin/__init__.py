@@ -389,10 +389,11 @@ class _Ruleset:
         self._node_set = frozenset(native.nodes)
         # result_type's answers for dtype-like operands, by the operands (`_cacheable`).
         self._memo: Dict[tuple, str] = {}
-        # join's, by the operands' identity, in native code: `policy.join` is the memo's own
-        # method (an instance attribute before the class's `join`), one native call on a hit.
+        # join's, by the operands' identity, in native code: `policy.join` is the memo's
+        # vectorcall entry (`JoinMemo.entry`, an instance attribute before the class's `join`),
+        # one C call on a hit.
         self._join_memo = _native.JoinMemo(self._join_slow)
-        self.join = self._join_memo.join
+        self.join = self._join_memo.entry()
         # result_type's, by the operands' identity, type or dtype (`_memo_kind`), in native
         # code: `policy.result_type` is the memo's vectorcall entry (`ResultTypeMemo.entry`:
         # a kept answer without the tuple a method's `*operands` makes).
