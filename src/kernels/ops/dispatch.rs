@@ -3,7 +3,9 @@
 //! path of a 16-bit float op with a scalar (PyTorch's `opmath_t`).
 
 use super::complex::run_complex;
-use super::fused::{fused_float, fused_go, fused_halves, fused_int, fused_pairs, fused_small};
+use super::fused::{
+    fused_compare, fused_float, fused_go, fused_halves, fused_int, fused_pairs, fused_small,
+};
 use super::general::{general_opmath, run_chunked};
 use super::input::Input;
 use super::lanes::canon32;
@@ -18,6 +20,7 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
     // A scalar (one element) against an array takes the fused passes too: they read it as
     // its value, or as a tile made only once a pass is chosen (`zip_chunks`).
     if fused_float(op, c, x, y, out)
+        || fused_compare(op, c, x, y, out)
         || fused_small(op, c, x, y, out)
         || fused_halves(op, c, x, y, out)
         || fused_pairs(op, c, x, y, out)

@@ -559,6 +559,80 @@ pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     true
 }
 
+/// A fused pass for a comparison of two operands of the compute dtype itself (float32,
+/// float64, or an integer of 8 to 64 bits) into bool: each element read by its own width
+/// (no lane buffers, no conversion), compared as the general path compares its lanes (IEEE:
+/// a NaN is unordered and unequal to everything).
+pub(super) fn fused_compare(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    if !op.is_comparison() || x.array.dtype != c || y.array.dtype != c {
+        return false;
+    }
+    let Data::U8(o) = out else { return false };
+    macro_rules! with {
+        ($a:expr, $b:expr, $read:expr) => {{
+            let read = $read;
+            match op {
+                Op::Equal => compare_go($a, $b, o, move |x, y| read(x) == read(y)),
+                Op::NotEqual => compare_go($a, $b, o, move |x, y| read(x) != read(y)),
+                Op::Less => compare_go($a, $b, o, move |x, y| read(x) < read(y)),
+                Op::LessEqual => compare_go($a, $b, o, move |x, y| read(x) <= read(y)),
+                Op::Greater => compare_go($a, $b, o, move |x, y| read(x) > read(y)),
+                _ => compare_go($a, $b, o, move |x, y| read(x) >= read(y)),
+            }
+        }};
+    }
+    match (c, &x.array.data, &y.array.data) {
+        (DType::Float32, Data::U32(a), Data::U32(b)) => with!(a, b, f32::from_bits),
+        (DType::Float64, Data::U64(a), Data::U64(b)) => with!(a, b, f64::from_bits),
+        (DType::Int { bits: 8, signed }, Data::U8(a), Data::U8(b)) => match signed {
+            true => with!(a, b, |v: u8| v as i8),
+            false => with!(a, b, |v: u8| v),
+        },
+        (DType::Int { bits: 16, signed }, Data::U16(a), Data::U16(b)) => match signed {
+            true => with!(a, b, |v: u16| v as i16),
+            false => with!(a, b, |v: u16| v),
+        },
+        (DType::Int { bits: 32, signed }, Data::U32(a), Data::U32(b)) => match signed {
+            true => with!(a, b, |v: u32| v as i32),
+            false => with!(a, b, |v: u32| v),
+        },
+        (DType::Int { bits: 64, signed }, Data::U64(a), Data::U64(b)) => match signed {
+            true => with!(a, b, |v: u64| v as i64),
+            false => with!(a, b, |v: u64| v),
+        },
+        _ => return false,
+    }
+    true
+}
+
+/// `o[i] = f(a[i], b[i])` as 0 or 1, one pass (an operand shorter than the output is one
+/// element, read as its value), in parallel chunks for large arrays.
+#[inline(always)]
+fn compare_go<A: Copy + Sync>(
+    a: &[A],
+    b: &[A],
+    o: &mut [u8],
+    f: impl Fn(A, A) -> bool + Copy + Sync,
+) {
+    let isa = Isa::detect();
+    let n = o.len();
+    if n > 0 && b.len() < n {
+        let y = b[0];
+        return zip_chunks(a, a, o, |a, _, o, store| {
+            isa.map2(store, a, a, o, |x, _| f(x, y) as u8)
+        });
+    }
+    if n > 0 && a.len() < n {
+        let x = a[0];
+        return zip_chunks(b, b, o, |b, _, o, store| {
+            isa.map2(store, b, b, o, |_, y| f(x, y) as u8)
+        });
+    }
+    zip_chunks(a, b, o, |a, b, o, store| {
+        isa.map2(store, a, b, o, |x, y| f(x, y) as u8)
+    })
+}
+
 /// A fused pass for integer arithmetic: operands of at most 64 bits read by `as`, wrapping
 /// i64 arithmetic, the result truncated into a byte-multiple integer dtype.
 pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {

@@ -244,8 +244,21 @@ mod tests {
             ("float4_e2m1fn", "float4_e2m1fn"),
             ("complex64", "float32"),
             ("complex64", "complex64"),
+            // Comparisons of one dtype (`fused_compare`).
+            ("float64", "float64"),
+            ("int8", "int8"),
+            ("int64", "int64"),
+            ("uint64", "uint64"),
         ];
-        let ops = [&ARITHMETIC[..], &[Op::BitwiseXor, Op::Less]].concat();
+        let comparisons = [
+            Op::Equal,
+            Op::NotEqual,
+            Op::Less,
+            Op::LessEqual,
+            Op::Greater,
+            Op::GreaterEqual,
+        ];
+        let ops = [&ARITHMETIC[..], &[Op::BitwiseXor], &comparisons[..]].concat();
         fast_equals_general(&pairs, &ops, (1 << 16) + 77, 3);
         // Again without the AVX-512 kernels and loops, which stand in for the AVX2 ones
         // where the CPU has them.
