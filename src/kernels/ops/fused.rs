@@ -225,14 +225,15 @@ pub(super) fn fused_go<
     B: Copy + Sync,
     O: Copy + Default + Send,
     L: Copy + Send + Sync,
+    R,
 >(
     a: &[A],
     b: &[B],
     o: &mut [O],
     fa: impl Fn(A) -> L + Copy + Sync,
     fb: impl Fn(B) -> L + Copy + Sync,
-    f: impl Fn(L, L) -> L + Copy + Sync,
-    enc: impl Fn(L) -> O + Copy + Sync,
+    f: impl Fn(L, L) -> R + Copy + Sync,
+    enc: impl Fn(R) -> O + Copy + Sync,
 ) {
     fused_go_on(Isa::detect(), a, b, o, fa, fb, f, enc)
 }
@@ -245,6 +246,7 @@ pub(super) fn fused_go_on<
     B: Copy + Sync,
     O: Copy + Default + Send,
     L: Copy + Send + Sync,
+    R,
 >(
     isa: Isa,
     a: &[A],
@@ -252,8 +254,8 @@ pub(super) fn fused_go_on<
     o: &mut [O],
     fa: impl Fn(A) -> L + Copy + Sync,
     fb: impl Fn(B) -> L + Copy + Sync,
-    f: impl Fn(L, L) -> L + Copy + Sync,
-    enc: impl Fn(L) -> O + Copy + Sync,
+    f: impl Fn(L, L) -> R + Copy + Sync,
+    enc: impl Fn(R) -> O + Copy + Sync,
 ) {
     let n = o.len();
     if n > 0 && b.len() < n {
@@ -605,32 +607,15 @@ pub(super) fn fused_compare(op: Op, c: DType, x: &Input, y: &Input, out: &mut Da
     true
 }
 
-/// `o[i] = f(a[i], b[i])` as 0 or 1, one pass (an operand shorter than the output is one
-/// element, read as its value), in parallel chunks for large arrays.
+/// `o[i] = f(a[i], b[i])` as 0 or 1: [`fused_go`] with the operands read as they are.
 #[inline(always)]
-fn compare_go<A: Copy + Sync>(
+fn compare_go<A: Copy + Send + Sync>(
     a: &[A],
     b: &[A],
     o: &mut [u8],
     f: impl Fn(A, A) -> bool + Copy + Sync,
 ) {
-    let isa = Isa::detect();
-    let n = o.len();
-    if n > 0 && b.len() < n {
-        let y = b[0];
-        return zip_chunks(a, a, o, |a, _, o, store| {
-            isa.map2(store, a, a, o, |x, _| f(x, y) as u8)
-        });
-    }
-    if n > 0 && a.len() < n {
-        let x = a[0];
-        return zip_chunks(b, b, o, |b, _, o, store| {
-            isa.map2(store, b, b, o, |_, y| f(x, y) as u8)
-        });
-    }
-    zip_chunks(a, b, o, |a, b, o, store| {
-        isa.map2(store, a, b, o, |x, y| f(x, y) as u8)
-    })
+    fused_go(a, b, o, |x| x, |y| y, f, |r| r as u8)
 }
 
 /// A fused pass for integer arithmetic: operands of at most 64 bits read by `as`, wrapping
