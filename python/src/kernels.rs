@@ -725,7 +725,7 @@ unsafe fn fast_lane<'py>(
     {
         // One pass and nothing around it (`ArrayPlan::elementwise`): the result is allocated
         // here, where `apply_with` would allocate it, and the pass writes it.
-        allocate(py, out.as_ref(), &mut made, e.dtype(), x.shape()).and_then(|mut o| {
+        allocate(py, out.as_ref(), &mut made, e.out_dtype(), x.shape()).and_then(|mut o| {
             if len >= DETACH_ELEMENTS {
                 py.detach(|| e.apply(x, y, &mut o))?;
             } else {

@@ -128,10 +128,13 @@ fn scalars_and_refused_pairs_have_no_plan() {
     );
 }
 
-/// `ArrayPlan::elementwise` is offered exactly for `+ − × ÷` of two float32 or two float64
-/// arrays under a policy that keeps subnormals, and its one pass writes what `ops::apply`
-/// returns, bit for bit (NaN payloads, subnormals and infinities among the random patterns),
-/// at lengths that reach the vector loop's aligned body and its head and tail.
+/// `ArrayPlan::elementwise` is offered exactly for the ops and dtypes its doc lists (`+ − × ÷`,
+/// `maximum`, `minimum` and the comparisons of two float32 or two float64 arrays under a
+/// policy that keeps subnormals, `maximum`/`minimum` only where zero ties go to an operand by
+/// place; `+ − ×`, bitwise ops, `maximum`, `minimum` and comparisons of two arrays of an
+/// integer dtype), and its one pass writes what `ops::apply` returns, bit for bit (NaN
+/// payloads, subnormals, infinities, zeros of both signs against each other), at lengths that
+/// reach the vector loop's aligned body and its head and tail.
 #[test]
 fn an_elementwise_plan_computes_what_apply_computes() {
     const SHAPES: [&[usize]; 5] = [&[1], &[7], &[2, 3], &[67], &[3, 50]];
@@ -156,34 +159,96 @@ fn an_elementwise_plan_computes_what_apply_computes() {
                     };
                     assert_eq!((a, b, pass.dtype()), (a, a, a));
                     offered.push(format!("{} {}", op.name(), a.name()));
-                    for shape in SHAPES {
-                        let (x, y) = (random(&mut rng, a, shape), random(&mut rng, a, shape));
+                    let mut cases: Vec<(Array, Array)> = SHAPES
+                        .iter()
+                        .map(|shape| (random(&mut rng, a, shape), random(&mut rng, a, shape)))
+                        .collect();
+                    if let DType::Float32 | DType::Float64 = a {
+                        // ±0 against ∓0 and each other, a quiet NaN against a zero.
+                        let sign = 1u64 << (a.pattern_bits() - 1);
+                        let nan = match a {
+                            DType::Float32 => 0x7fc0_0000,
+                            _ => 0x7ff8 << 48,
+                        };
+                        let bits = |v: [u64; 4]| {
+                            let v: Vec<[u64; 2]> = v.iter().map(|&b| [b, 0]).collect();
+                            Array::from_bits(a, vec![4], &v).expect("valid patterns")
+                        };
+                        cases.push((bits([0, sign, sign, nan]), bits([sign, 0, sign, 0])));
+                    }
+                    for (x, y) in cases {
+                        let shape = x.shape().to_vec();
                         let args = [Arg::Array(x.clone()), Arg::Array(y.clone())];
                         let want = ops::apply(policy, op, &args, ops::Options::default())
-                            .expect("two arrays of one float dtype");
-                        let mut got = Array::zeros(a, shape.to_vec()).expect("small");
+                            .expect("two arrays of one dtype");
+                        let mut got = Array::zeros(pass.out_dtype(), shape.clone()).expect("small");
                         pass.apply(&x, &y, &mut got)
                             .expect("three arrays of one shape");
-                        assert_eq!(got, want, "{} {} {shape:?}", policy.name, op.name());
+                        assert_eq!(got, want, "{} {} {x:?} {y:?}", policy.name, op.name());
                     }
                     // Arrays of another shape or dtype are refused, nothing written.
                     let x = random(&mut rng, a, &[3]);
-                    let mut out = Array::zeros(a, vec![4]).expect("small");
+                    let mut out = Array::zeros(pass.out_dtype(), vec![4]).expect("small");
                     assert!(pass.apply(&x, &x, &mut out).is_err());
-                    assert_eq!(out, Array::zeros(a, vec![4]).expect("small"));
+                    assert_eq!(out, Array::zeros(pass.out_dtype(), vec![4]).expect("small"));
                 }
             }
         }
-        // Offered wherever the policy computes the op on two arrays of the dtype in it and
-        // keeps subnormals (JAX's and TensorFlow's policies flush them: none).
-        let flush = policy.semantics.subnormals == typejoin::op::Subnormals::Flush;
+        // Offered wherever the policy computes the op on two arrays of a dtype of its own in it (a
+        // comparison: into bool, by no mixed loop) and keeps subnormals, for floats; JAX's and
+        // TensorFlow's policies flush them (no float pass), and only NumPy's, the array-api's
+        // and python's send zero ties of float32/float64 to an operand by place.
+        let s = &policy.semantics;
+        let flush = s.subnormals == typejoin::op::Subnormals::Flush;
+        let by_place = matches!(
+            s.zero_ties,
+            typejoin::op::ZeroTies::Second | typejoin::op::ZeroTies::Operand
+        );
+        let arithmetic = ["add", "subtract", "multiply"];
+        let order = ["maximum", "minimum"];
+        let compare = [
+            "equal",
+            "not_equal",
+            "less",
+            "less_equal",
+            "greater",
+            "greater_equal",
+        ];
+        let bitwise = ["bitwise_and", "bitwise_or", "bitwise_xor"];
         let mut want = Vec::new();
-        for op in ["add", "subtract", "multiply", "true_divide"] {
-            for t in [DType::Float32, DType::Float64] {
+        for t in &dtypes {
+            let t = *t;
+            let ops: Vec<&str> = match t {
+                DType::Float32 | DType::Float64 if !flush => {
+                    let mut v = arithmetic.to_vec();
+                    v.push("true_divide");
+                    v.extend(compare);
+                    if by_place {
+                        v.extend(order);
+                    }
+                    v
+                }
+                DType::Int { .. } => [&arithmetic[..], &order, &compare, &bitwise].concat(),
+                _ => continue,
+            };
+            for op in ops {
                 let x = || Arg::Array(Array::zeros(t, vec![2]).expect("small"));
                 let op_id = ops::parse_op(op).expect("a kernel op");
+                let to = if compare.contains(&op) {
+                    DType::Bool
+                } else {
+                    t
+                };
                 let computed = ops::apply(policy, op_id, &[x(), x()], ops::Options::default());
-                if !flush && computed.is_ok_and(|r| r.dtype() == t) {
+                let (oa, mixed) = (
+                    x().operand(),
+                    policy.mixed_loop(op_id, x().operand(), x().operand()),
+                );
+                // (NumPy's measured loops compare two int4 arrays in int8, not in int4.)
+                let in_t = policy.op_type(op_id, oa, oa) == Ok(t);
+                // (jax-x32's int64 is int32 to it before any op: no plan is kept.)
+                let canonical = policy.canonical_dtype(t) == t;
+                if computed.is_ok_and(|r| r.dtype() == to) && !mixed && canonical && in_t {
                     want.push(format!("{op} {}", t.name()));
                 }
             }

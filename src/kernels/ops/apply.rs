@@ -16,7 +16,7 @@ use crate::kernels::array::Array;
 use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
 use crate::numeric::op::{ComplexToBool, Float8Conversion, Narrowing};
-use crate::numeric::op::{Subnormals, SumOrder};
+use crate::numeric::op::{Subnormals, SumOrder, ZeroTies};
 use crate::promote::{Generated, Operand};
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
@@ -274,22 +274,42 @@ impl<'p> ArrayPlan<'p> {
     }
 
     /// The plan as one elementwise pass, where that is all [`apply_with`] computes for two
-    /// arrays of the plan's operands and of one shape: `+ − × ÷` of two float32 (or two
-    /// float64) arrays of at least one dimension, in that dtype, under a policy that keeps
-    /// subnormals. No step comes before or after the pass for them (no conversion, broadcast,
-    /// divisor check, rewrite, select or flush), so [`Elementwise::apply`] skips deciding
+    /// arrays of the plan's operands and of one shape of at least one dimension, both of the
+    /// computation dtype:
+    ///
+    /// - `+ − × ÷` of float32 or float64, and `maximum`/`minimum` of them where the policy's
+    ///   `zero_ties` is the vector loops' (`second`, `operand`), under a policy that keeps
+    ///   subnormals;
+    /// - `+ − ×`, the bitwise ops, `maximum` and `minimum` of an integer dtype (wrapping);
+    /// - the six comparisons of any of those dtypes, into bool, where the policy has no mixed
+    ///   loop for the pair.
+    ///
+    /// No step comes before or after the pass for them (no conversion, broadcast, divisor
+    /// check, rewrite, select, tie of zeros or flush), so [`Elementwise::apply`] skips deciding
     /// it again; `tests/it/plans.rs` holds the two to the same bits on every shipped policy.
     pub fn elementwise(&self) -> Option<Elementwise<'_>> {
-        let compute = self.decided.compute;
-        let same = |o: Operand| o == Operand::Array(compute);
-        (matches!(
-            self.op,
-            Op::Add | Op::Subtract | Op::Multiply | Op::TrueDivide
-        ) && matches!(compute, DType::Float32 | DType::Float64)
-            && same(self.operands.0)
-            && same(self.operands.1)
-            && self.policy.semantics.subnormals != Subnormals::Flush)
-            .then_some(Elementwise(self))
+        let c = self.decided.compute;
+        let s = &self.policy.semantics;
+        let same = |o: Operand| o == Operand::Array(c);
+        let float =
+            matches!(c, DType::Float32 | DType::Float64) && s.subnormals != Subnormals::Flush;
+        let int = matches!(c, DType::Int { .. });
+        let pass = match self.op {
+            Op::Add | Op::Subtract | Op::Multiply => float || int,
+            Op::TrueDivide => float,
+            Op::BitwiseAnd | Op::BitwiseOr | Op::BitwiseXor => int,
+            Op::Maximum | Op::Minimum => {
+                int || (float && matches!(s.zero_ties, ZeroTies::Second | ZeroTies::Operand))
+            }
+            op => {
+                op.is_comparison()
+                    && (float || int)
+                    && !self
+                        .policy
+                        .mixed_loop(op.id(), self.operands.0, self.operands.1)
+            }
+        };
+        (pass && same(self.operands.0) && same(self.operands.1)).then_some(Elementwise(self))
     }
 
     /// [`apply_with`] of the plan's policy and op on `args` (with the default options but
@@ -316,26 +336,36 @@ impl<'p> ArrayPlan<'p> {
 pub struct Elementwise<'a>(&'a ArrayPlan<'a>);
 
 impl Elementwise<'_> {
-    /// The result's dtype (the operands').
+    /// The operands' dtype (the computation dtype).
     pub fn dtype(&self) -> DType {
         self.0.decided.compute
     }
 
+    /// The result's dtype: the operands', bool for a comparison.
+    pub fn out_dtype(&self) -> DType {
+        match self.0.op.is_comparison() {
+            true => DType::Bool,
+            false => self.dtype(),
+        }
+    }
+
     /// The op on `x` and `y` into `out`: what [`ArrayPlan::apply_with`] computes when its
-    /// `alloc` returns `out`. `x`, `y` and `out` must be of the plan's dtype and of one shape
-    /// (else an `input` error, nothing written).
+    /// `alloc` returns `out`. `x` and `y` must be of the plan's dtype, `out` of
+    /// [`Self::out_dtype`], all of one shape (else an `input` error, nothing written).
     pub fn apply(&self, x: &Array, y: &Array, out: &mut Array) -> Result<(), OpError> {
         let t = self.dtype();
-        if [x.dtype, y.dtype, out.dtype] != [t; 3]
+        if [x.dtype, y.dtype] != [t; 2]
+            || out.dtype != self.out_dtype()
             || x.shape != y.shape
             || x.shape != out.shape
             || x.shape.is_empty()
         {
             return Err(input_error(format!(
-                "an elementwise pass of {} takes three {} arrays of one shape of at least one \
-                 dimension",
+                "an elementwise pass of {} takes two {} arrays and a {} one, of one shape of \
+                 at least one dimension",
                 self.0.op.name(),
-                t.name()
+                t.name(),
+                self.out_dtype().name()
             )));
         }
         // As `plan::prepare` reads an operand of the result's shape in the compute dtype.

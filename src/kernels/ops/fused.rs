@@ -627,7 +627,7 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     if bits < 8 || !holds(c, x.array.dtype) || !holds(c, y.array.dtype) {
         return false;
     }
-    if fused_modular(op, bits, x, y, out) {
+    if fused_modular(op, c, x, y, out) {
         return true;
     }
     let minmax_ok = signed || bits < 64;
@@ -767,10 +767,14 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
     true
 }
 
-/// Wrapping `+ − ×` and bitwise ops whose operands are stored as the result is (integers of
-/// the result's width, or bool): arithmetic modulo 2^bits on the storage words themselves,
-/// which is the result truncated (32 int8 lanes per AVX2 vector, not 8 widened ones).
-fn fused_modular(op: Op, bits: u32, x: &Input, y: &Input, out: &mut Data) -> bool {
+/// Wrapping `+ − ×`, bitwise ops, `maximum` and `minimum` whose operands are stored as the
+/// result is (integers of the result's width, or bool): arithmetic modulo 2^bits on the
+/// storage words themselves, which is the result truncated (32 int8 lanes per AVX2 vector, not
+/// 8 widened ones), and the words read by the result's signedness to order them.
+fn fused_modular(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    let DType::Int { bits, signed } = c else {
+        return false;
+    };
     let same = |d: DType| match d {
         DType::Bool => true,
         DType::Int { bits: b, .. } => b == bits,
@@ -780,8 +784,9 @@ fn fused_modular(op: Op, bits: u32, x: &Input, y: &Input, out: &mut Data) -> boo
         return false;
     }
     macro_rules! with_op {
-        ($a:expr, $b:expr, $o:expr, $t:ty) => {{
+        ($a:expr, $b:expr, $o:expr, $t:ty, $s:ty) => {{
             let id = |v: $t| v;
+            let (sa, st) = (|v: $t| v as $s, |v: $s| v as $t);
             match op {
                 Op::Add => fused_go($a, $b, $o, id, id, <$t>::wrapping_add, id),
                 Op::Subtract => fused_go($a, $b, $o, id, id, <$t>::wrapping_sub, id),
@@ -789,15 +794,19 @@ fn fused_modular(op: Op, bits: u32, x: &Input, y: &Input, out: &mut Data) -> boo
                 Op::BitwiseAnd => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p & q, id),
                 Op::BitwiseOr => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p | q, id),
                 Op::BitwiseXor => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p ^ q, id),
+                Op::Maximum if signed => fused_go($a, $b, $o, sa, sa, <$s>::max, st),
+                Op::Minimum if signed => fused_go($a, $b, $o, sa, sa, <$s>::min, st),
+                Op::Maximum => fused_go($a, $b, $o, id, id, <$t>::max, id),
+                Op::Minimum => fused_go($a, $b, $o, id, id, <$t>::min, id),
                 _ => return false,
             }
         }};
     }
     match (&x.array.data, &y.array.data, out) {
-        (Data::U8(a), Data::U8(b), Data::U8(o)) => with_op!(a, b, o, u8),
-        (Data::U16(a), Data::U16(b), Data::U16(o)) => with_op!(a, b, o, u16),
-        (Data::U32(a), Data::U32(b), Data::U32(o)) => with_op!(a, b, o, u32),
-        (Data::U64(a), Data::U64(b), Data::U64(o)) => with_op!(a, b, o, u64),
+        (Data::U8(a), Data::U8(b), Data::U8(o)) => with_op!(a, b, o, u8, i8),
+        (Data::U16(a), Data::U16(b), Data::U16(o)) => with_op!(a, b, o, u16, i16),
+        (Data::U32(a), Data::U32(b), Data::U32(o)) => with_op!(a, b, o, u32, i32),
+        (Data::U64(a), Data::U64(b), Data::U64(o)) => with_op!(a, b, o, u64, i64),
         _ => return false,
     }
     true
