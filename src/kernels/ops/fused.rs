@@ -96,7 +96,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
         return false;
     }
     macro_rules! arith {
-        ($same:expr, $a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $L:ty) => {{
+        ($same:expr, $a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr, $enc:expr, $raw:expr, $L:ty) => {{
             #[inline(always)]
             fn go<A: Copy + Sync, B: Copy + Sync, O: Copy + Default + Send>(
                 (op, same_format): (Op, bool),
@@ -106,6 +106,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fa: impl Fn(A) -> $L + Copy + Sync,
                 fb: impl Fn(B) -> $L + Copy + Sync,
                 enc: impl Fn($L) -> O + Copy + Sync,
+                raw: impl Fn($L) -> O + Copy + Sync,
             ) -> bool {
                 // Operands of the result's own format lose nothing without AVX-512.
                 let isa = match same_format {
@@ -122,13 +123,43 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                     Op::Subtract => each!(|x: $L, y: $L| x - y),
                     Op::Multiply => each!(|x: $L, y: $L| x * y),
                     Op::TrueDivide => each!(|x: $L, y: $L| x / y),
-                    Op::Maximum => each!(|x: $L, y: $L| if x.is_nan() || x > y { x } else { y }),
-                    Op::Minimum => each!(|x: $L, y: $L| if x.is_nan() || x < y { x } else { y }),
+                    // A NaN operand makes the canonical NaN (what `enc` makes of either), one
+                    // unordered compare of the two, and the select `maxps`/`minps` is: the
+                    // second operand unless the first is greater (less), so a tie of zeros
+                    // gives the second.
+                    Op::Maximum => fused_go_on(
+                        isa,
+                        a,
+                        b,
+                        o,
+                        fa,
+                        fb,
+                        |x: $L, y: $L| match x.is_nan() || y.is_nan() {
+                            true => <$L>::NAN,
+                            false if x > y => x,
+                            false => y,
+                        },
+                        raw,
+                    ),
+                    Op::Minimum => fused_go_on(
+                        isa,
+                        a,
+                        b,
+                        o,
+                        fa,
+                        fb,
+                        |x: $L, y: $L| match x.is_nan() || y.is_nan() {
+                            true => <$L>::NAN,
+                            false if x < y => x,
+                            false => y,
+                        },
+                        raw,
+                    ),
                     _ => return false,
                 }
                 true
             }
-            go((op, $same), $a, $b, $o, $fa, $fb, $enc)
+            go((op, $same), $a, $b, $o, $fa, $fb, $enc, $raw)
         }};
     }
     // The operand loaders a fused pass takes: a float32/float64 array, or int8/int32/int64.
@@ -196,6 +227,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fa,
                 fb,
                 canon32,
+                f32::to_bits,
                 f32
             )))
         }
@@ -208,6 +240,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 fa,
                 fb,
                 canon64,
+                f64::to_bits,
                 f64
             )))
         }
