@@ -8,12 +8,15 @@
 2. per-call overhead at n = 1e3 against NumPy's `np.add`;
 3. bfloat16, float16 and float8 pairs against NumPy + ml_dtypes, new results and `out=`;
 4. `np.add` ÷ `reference.add` (float32 + float32) at n = 1e3 … 1e6, new results and `out=`,
-   over random placements of the arrays in memory (`--sizes` runs this part alone).
+   over random placements of the arrays in memory (`--sizes` runs this part alone);
+5. the NumPy ufunc ÷ `reference.<op>` for arithmetic, max/min, comparisons and bitwise ops on
+   integer and float dtypes, and mixed pairs, at n = 1e3 and 1e5, new results and `out=`, over
+   random placements (`--ops` runs this part alone).
 
 Best of --runs, each side in turn, --rounds rounds. OpenBLAS's idle threads are kept off the
 cores (NumPy's add does not use them). Needs the package installed (`pip install ./python`)
 and a release build of the CLI for 1 (`cargo build --release`).
-Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes]   (from the crate root)
+Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes] [--ops]   (from the crate root)
 """
 import os
 
@@ -84,17 +87,23 @@ def measure(rounds=3, runs=10):
 PAGE = 4096
 
 
-def placed(n, rng):
-    """Two float32 operands of n random normal values and an output for them, each at its own
-    random 16-byte offset into a page (as glibc's malloc places a block: 16-byte aligned, and
-    from one call to the next at any offset), in one buffer that the views keep alive."""
-    stride = -(-(4 * n + PAGE) // PAGE) * PAGE
+def placed(n, rng, dtypes=("float32", "float32", "float32")):
+    """Two operands of n random values and an output for them (float32 unless `dtypes` says
+    otherwise), each at its own random 16-byte offset into a page (as glibc's malloc places a
+    block: 16-byte aligned, and from one call to the next at any offset), in one buffer that the
+    views keep alive. Floats are normal, integers uniform over [-100, 100) (unsigned [0, 200))."""
+    dts = [np.dtype(d) for d in dtypes]
+    stride = -(-(max(d.itemsize for d in dts) * n + PAGE) // PAGE) * PAGE
     buf = np.empty(3 * stride + PAGE, np.uint8)
     base = -buf.ctypes.data % PAGE
     offsets = rng.integers(0, PAGE // 16, 3) * 16
-    a, b, out = (buf[base + k * stride + o:][:4 * n].view(np.float32)
-                 for k, o in enumerate(offsets))
-    a[:], b[:] = rng.standard_normal(n), rng.standard_normal(n)
+    a, b, out = (buf[base + k * stride + o:][:d.itemsize * n].view(d)
+                 for k, (o, d) in enumerate(zip(offsets, dts)))
+    for v in (a, b):
+        if v.dtype.kind == "f":
+            v[:] = rng.standard_normal(n)
+        else:
+            v[:] = rng.integers(0 if v.dtype.kind == "u" else -100, 100, n)
     return a, b, out
 
 
@@ -146,6 +155,66 @@ def sizes_table(rounds=15, placements=8):
     return "\n".join(lines)
 
 
+# The ops part 5 times: (op, [dtypes of two operands of one dtype], [mixed pairs]).
+OPS = [
+    ("add", ["int8", "uint8", "int32", "int64", "float32", "float64"],
+     [("int8", "float32"), ("uint8", "int8"), ("int32", "float64")]),
+    ("subtract", ["int8", "int32", "float32", "float64"], []),
+    ("multiply", ["int8", "uint8", "int32", "int64", "float32", "float64"],
+     [("int8", "float32")]),
+    ("true_divide", ["float32", "float64"], [("int32", "float64")]),
+    ("maximum", ["int8", "uint8", "int32", "int64", "float32", "float64"], []),
+    ("minimum", ["int8", "int32", "float32", "float64"], []),
+    ("less", ["int8", "uint8", "int32", "int64", "float32", "float64"], [("int8", "float32")]),
+    ("equal", ["int8", "int32", "int64", "float32", "float64"], []),
+    ("bitwise_and", ["int8", "uint8", "int32", "int64"], []),
+]
+
+
+def ops_ratios(rounds=5, placements=3, sizes=(1_000, 100_000)):
+    """The NumPy ufunc ÷ `reference.<op>` for each case of `OPS` at each size: yields
+    (n, op, lhs, rhs, new, out), `new` and `out` each the geometric mean, least and greatest
+    ratio over `placements` random placements (`placed`), each the best of `rounds` alternating
+    rounds (above 1: typejoin is faster)."""
+    rng = np.random.default_rng(5)
+
+    def summary(rs):
+        return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
+
+    for n in sizes:
+        number = max(20, 2_000_000 // n)
+        for op, same, mixed in OPS:
+            f, g = getattr(np, op), getattr(ref, op)
+            for lhs, rhs in [(d, d) for d in same] + mixed:
+                res = np.result_type(np.dtype(lhs), np.dtype(rhs))
+                res = np.dtype(bool) if op in ("less", "equal") else res
+                per = []
+                for _ in range(placements):
+                    a, b, out = placed(n, rng, (lhs, rhs, res))
+                    sides = {"ref": lambda: g(a, b), "np": lambda: f(a, b),
+                             "ref_out": lambda: g(a, b, out=out),
+                             "np_out": lambda: f(a, b, out=out)}
+                    t = {k: float("inf") for k in sides}
+                    for _ in range(rounds):
+                        for k, h in sides.items():
+                            t[k] = min(t[k], timeit.timeit(h, number=number) / number)
+                    per.append((t["np"] / t["ref"], t["np_out"] / t["ref_out"]))
+                yield (n, op, lhs, rhs, summary([p[0] for p in per]),
+                       summary([p[1] for p in per]))
+
+
+def ops_table(rounds=5, placements=3):
+    lines = [f"The NumPy ufunc ÷ `reference.<op>`: geometric mean over {placements} random "
+             "placements of the three arrays (least–greatest); above 1, typejoin is faster.", "",
+             "| n | op | operands | new result | `out=` |", "|---|---|---|---|---|"]
+    for n, op, lhs, rhs, new, out in ops_ratios(rounds, placements):
+        pair = lhs if lhs == rhs else f"{lhs}, {rhs}"
+        lines.append(f"| 1e{len(str(n)) - 1} | {op} | {pair} "
+                     f"| {new[0]:.2f} ({new[1]:.2f}–{new[2]:.2f}) "
+                     f"| {out[0]:.2f} ({out[1]:.2f}–{out[2]:.2f}) |")
+    return "\n".join(lines)
+
+
 def markdown(rounds=3, runs=10):
     """The docs tables (scripts/bench)."""
     m = measure(rounds, runs)
@@ -172,7 +241,7 @@ def markdown(rounds=3, runs=10):
                      f"{r['np_new'] / r['new']:.1f}× | {r['np_out'] * 1e3:.1f} ms | "
                      f"{r['out'] * 1e3:.2f} ms | {r['np_out'] / r['out']:.1f}× |")
     lines += ["", "`np.add` ÷ `reference.add`, float32 + float32 (above 1: typejoin is faster):",
-              "", sizes_table()]
+              "", sizes_table(), "", ops_table()]
     return "\n".join(lines)
 
 
@@ -181,11 +250,17 @@ def main():
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sizes", action="store_true", help="only np.add ÷ reference.add by size")
-    ap.add_argument("--placements", type=int, default=8,
-                    help="random placements of the arrays per size (--sizes)")
+    ap.add_argument("--ops", action="store_true",
+                    help="only the NumPy ufunc ÷ reference.<op> by op, dtypes and size")
+    ap.add_argument("--placements", type=int, default=None,
+                    help="random placements of the arrays per case (--sizes: 8, --ops: 3)")
     args = ap.parse_args()
-    print(sizes_table(placements=args.placements) if args.sizes
-          else markdown(args.rounds, args.runs))
+    if args.sizes:
+        print(sizes_table(placements=args.placements or 8))
+    elif args.ops:
+        print(ops_table(placements=args.placements or 3))
+    else:
+        print(markdown(args.rounds, args.runs))
 
 
 if __name__ == "__main__":

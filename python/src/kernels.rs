@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyCFunction, PyComplex, PyDict, PyFloat, PyInt, PyStri
 use typejoin::{
     Array, DType, Data, Generated, Operand, Shape,
     op::OpId,
-    ops::{self, Arg, ArrayPlan, ErrorKind, OpError, Scalar},
+    ops::{self, Arg, ArrayPlan, Elementwise, ErrorKind, OpError, Scalar},
 };
 
 use crate::KernelError;
@@ -301,7 +301,6 @@ fn allocate(
         // dtype `t`, and shares no memory with an operand: the caller gave it to be written.
         return unsafe { view(a, t, true) }.map_err(|e| input(e.to_string()));
     }
-    let d = descriptor(py, t).map_err(|e| input(e.to_string()))?;
     // NumPy's dimensions, on the stack for the shapes arrays have (NumPy's limit is 64).
     let mut stack = [0 as npyffi::npy_intp; 8];
     let mut heap = Vec::new();
@@ -317,20 +316,7 @@ fn allocate(
     // Uninitialised, as NumPy's own new results are: `apply_with` writes every element of the
     // result before it reads one (the contract `Array::output` states for `out=`), and an
     // array whose kernel fails is dropped unseen.
-    // SAFETY: NumPy's C API as rust-numpy imports it; `PyArray_Empty` steals the descriptor
-    // reference given to it and returns a new reference, or NULL with an exception set.
-    let a = unsafe {
-        let p = npyffi::PY_ARRAY_API.PyArray_Empty(
-            py,
-            dims.len() as i32,
-            dims.as_mut_ptr(),
-            d.into_ptr().cast(),
-            0,
-        );
-        Bound::from_owned_ptr_or_err(py, p)
-    }
-    .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
-    .map_err(|e| OpError {
+    let a = empty(py, t, dims).map_err(|e| OpError {
         kind: if e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) {
             ErrorKind::Memory
         } else {
@@ -393,12 +379,19 @@ fn array_plan(
     let [a @ Arg::Array(_), b @ Arg::Array(_)] = args else {
         return None;
     };
-    let key = (
-        std::ptr::from_ref(policy) as usize,
-        op,
-        a.operand(),
-        b.operand(),
-    );
+    kept_plan(policy, op, (a.operand(), b.operand()), || Some(args))
+}
+
+/// The kept plan of `op` on two arrays of `operands` under `policy`; `args` (arrays of those
+/// operands, or `None`: then no plan is made or kept) is called only to make the plan on first
+/// use.
+fn kept_plan<'a>(
+    policy: &'static Generated,
+    op: OpId,
+    (a, b): (Operand, Operand),
+    args: impl FnOnce() -> Option<&'a [Arg; 2]>,
+) -> Option<Arc<ArrayPlan<'static>>> {
+    let key = (std::ptr::from_ref(policy) as usize, op, a, b);
     PLANS.with_borrow_mut(|plans| {
         // The last plan found first: a loop calls one op on one pair of dtypes.
         if let Some(at) = plans.iter().rposition(|(k, _)| *k == key) {
@@ -408,7 +401,7 @@ fn array_plan(
             }
             return plans[last].1.clone();
         }
-        let plan = ArrayPlan::new(policy, op, args).map(Arc::new);
+        let plan = ArrayPlan::new(policy, op, args()?).map(Arc::new);
         if plans.len() < PLANS_KEPT {
             plans.push((key, plan.clone()));
         }
@@ -699,13 +692,37 @@ unsafe fn fast_lane<'py>(
         let data = unsafe { Data::borrowed(t.unit(), (*a).data.cast::<u8>(), len, false) };
         Array::new(t, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))
     };
-    let args = [
-        Arg::Array(array(xa, tx, shape.clone())?),
-        Arg::Array(array(ya, ty, shape)?),
-    ];
+    let make_args = || -> PyResult<[Arg; 2]> {
+        Ok([
+            Arg::Array(array(xa, tx, shape.clone())?),
+            Arg::Array(array(ya, ty, shape.clone())?),
+        ])
+    };
     let policy = default_policy(py)?;
-    let Some(plan) = array_plan(policy, op, &args) else {
-        return Ok(None);
+    // The arrays are made only where the plan is (on first use) or the pass is not one
+    // elementwise pass: that pass runs on the buffers (`Elementwise::run`).
+    let made_args = std::cell::OnceCell::new();
+    let operands = (Operand::Array(tx), Operand::Array(ty));
+    let Some(plan) = kept_plan(policy, op, operands, || {
+        made_args.get_or_init(make_args).as_ref().ok()
+    }) else {
+        return match made_args.into_inner() {
+            Some(Err(e)) => Err(e),
+            _ => Ok(None),
+        };
+    };
+    if let Some(e) = plan.elementwise() {
+        let operands = [xa, ya].map(|a| {
+            // SAFETY: a C-contiguous, aligned buffer of `len` elements of the pass's dtype
+            // (the plan's operands are the arrays' own dtypes), alive for the call, only read.
+            unsafe { Data::borrowed(e.dtype().unit(), (*a).data.cast::<u8>(), len, false) }
+        });
+        // SAFETY: `out` and `dims` are as `fast_lane`'s caller's contract and checks leave them.
+        return unsafe { elementwise(py, &e, operands, out, dims) };
+    }
+    let args = match made_args.into_inner() {
+        Some(args) => args?,
+        None => make_args()?,
     };
     let out = match out {
         None => None,
@@ -720,20 +737,7 @@ unsafe fn fast_lane<'py>(
     };
     let mut made = None;
     let options = ops::Options::default();
-    let result = if let Some(e) = plan.elementwise()
-        && let [Arg::Array(x), Arg::Array(y)] = &args
-    {
-        // One pass and nothing around it (`ArrayPlan::elementwise`): the result is allocated
-        // here, where `apply_with` would allocate it, and the pass writes it.
-        allocate(py, out.as_ref(), &mut made, e.out_dtype(), x.shape()).and_then(|mut o| {
-            if len >= DETACH_ELEMENTS {
-                py.detach(|| e.apply(x, y, &mut o))?;
-            } else {
-                e.apply(x, y, &mut o)?;
-            }
-            Ok(o)
-        })
-    } else if len >= DETACH_ELEMENTS {
+    let result = if len >= DETACH_ELEMENTS {
         py.detach(|| {
             plan.apply_with(&args, options, |t, shape| {
                 Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
@@ -756,6 +760,67 @@ unsafe fn fast_lane<'py>(
             (None, None) => Err(PyValueError::new_err("the kernel returned no result")),
         },
     }
+}
+
+/// The fast lane's one elementwise pass (`ArrayPlan::elementwise`) on `operands` (the
+/// operands' buffers): into `out` when it is of the pass's result dtype (another dtype: `None`,
+/// nothing computed, for `kernel_call` to cast into it), else into a new array of shape `dims`.
+///
+/// # Safety
+/// `out` is a live, writeable, aligned, C-contiguous ndarray of `dims` elements' shape sharing
+/// no memory with the operands, of the dtype it names; `operands` hold as many elements.
+unsafe fn elementwise<'py>(
+    py: Python<'py>,
+    e: &Elementwise<'_>,
+    [x, y]: [Data; 2],
+    out: Option<(*mut numpy::npyffi::PyArrayObject, DType)>,
+    dims: &[npyffi::npy_intp],
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let t = e.out_dtype();
+    let result = match out {
+        // SAFETY: `o` is a live object, borrowed for the call.
+        Some((o, d)) if d == t => unsafe { Bound::from_borrowed_ptr(py, o.cast()) },
+        Some(_) => return Ok(None),
+        None => empty(py, t, dims)?.into_any(),
+    };
+    let len = x.len();
+    // SAFETY: `result` is `out` (the caller's contract) or the new array of `len` elements of
+    // `t` just made, which only this call holds; the pass writes every element.
+    let mut o = unsafe {
+        let ptr = (*result.as_ptr().cast::<numpy::npyffi::PyArrayObject>()).data;
+        Data::borrowed(t.unit(), ptr.cast::<u8>(), len, true)
+    };
+    let done = if len >= DETACH_ELEMENTS {
+        py.detach(|| e.run(x, y, &mut o))
+    } else {
+        e.run(x, y, &mut o)
+    };
+    done.map_err(|e| kernel_error(py, e))?;
+    Ok(Some(result))
+}
+
+/// A new uninitialised NumPy array of `t` and shape `dims`, as NumPy's own new results are
+/// (`PyArray_Empty`).
+fn empty<'py>(
+    py: Python<'py>,
+    t: DType,
+    dims: &[npyffi::npy_intp],
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let d = descriptor(py, t)?;
+    // SAFETY: NumPy's C API as rust-numpy imports it; `PyArray_Empty` steals the descriptor
+    // reference given to it, only reads `dims`, and returns a new reference, or NULL with an
+    // exception set.
+    unsafe {
+        let p = npyffi::PY_ARRAY_API.PyArray_Empty(
+            py,
+            dims.len() as i32,
+            dims.as_ptr().cast_mut(),
+            d.into_ptr().cast(),
+            0,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+    .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
 }
 
 /// The kernels' default policy, `numpy`, looked up once.

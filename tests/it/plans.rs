@@ -5,7 +5,7 @@
 
 use typejoin::op::{Arity, CATALOGUE};
 use typejoin::ops::{self, Arg, ArrayPlan};
-use typejoin::{Array, DType, GENERATED, Rng};
+use typejoin::{Array, DType, Data, GENERATED, Rng};
 
 /// An array of `dtype` and `shape` with random valid bit patterns (a third of them zero).
 fn random(rng: &mut Rng, dtype: DType, shape: &[usize]) -> Array {
@@ -185,12 +185,25 @@ fn an_elementwise_plan_computes_what_apply_computes() {
                         pass.apply(&x, &y, &mut got)
                             .expect("three arrays of one shape");
                         assert_eq!(got, want, "{} {} {x:?} {y:?}", policy.name, op.name());
+                        // The same pass on the storage alone (the Python binding's buffers).
+                        let (t, n) = (pass.out_dtype(), x.len());
+                        let mut raw = Data::zeros(t.unit(), n);
+                        pass.run(x.data().clone(), y.data().clone(), &mut raw)
+                            .expect("storage of one length");
+                        let raw = Array::new(t, shape.clone(), raw).expect("a result");
+                        assert_eq!(raw, want, "{} {} {x:?} {y:?}", policy.name, op.name());
                     }
                     // Arrays of another shape or dtype are refused, nothing written.
                     let x = random(&mut rng, a, &[3]);
                     let mut out = Array::zeros(pass.out_dtype(), vec![4]).expect("small");
                     assert!(pass.apply(&x, &x, &mut out).is_err());
                     assert_eq!(out, Array::zeros(pass.out_dtype(), vec![4]).expect("small"));
+                    let mut raw = Data::zeros(pass.out_dtype().unit(), 4);
+                    assert!(
+                        pass.run(x.data().clone(), x.data().clone(), &mut raw)
+                            .is_err()
+                    );
+                    assert_eq!(raw, Data::zeros(pass.out_dtype().unit(), 4));
                 }
             }
         }

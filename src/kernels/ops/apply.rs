@@ -12,7 +12,7 @@ use super::scalar::Conversion;
 use super::shape::check_out;
 use super::unary::unary;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
-use crate::kernels::array::Array;
+use crate::kernels::array::{Array, Data, Shape};
 use crate::numeric::dtype::DType;
 use crate::numeric::op::OpId;
 use crate::numeric::op::{ComplexToBool, Float8Conversion, Narrowing};
@@ -375,7 +375,46 @@ impl Elementwise<'_> {
                 splat: a.len() == 1,
             }
         }
-        super::dispatch::run_binary(self.0.op, t, &input(x), &input(y), &mut out.data);
+        super::dispatch::run_same(self.0.op, t, &input(x), &input(y), &mut out.data);
+        Ok(())
+    }
+
+    /// [`Self::apply`] on the elements alone, for a caller that holds storage, not arrays (the
+    /// Python binding's NumPy buffers): `x` and `y` in the plan's dtype's unit, `out` in
+    /// [`Self::out_dtype`]'s, all of one length (else an `input` error, nothing written). The op is elementwise, so the shape does not matter, only the count.
+    /// A dtype whose patterns leave bits of their unit unused (int4, …) has its operands'
+    /// patterns checked, as [`Array::new`] checks them.
+    pub fn run(&self, x: Data, y: Data, out: &mut Data) -> Result<(), OpError> {
+        let (t, n) = (self.dtype(), out.len());
+        let fits = |d: &Data, u: DType| d.unit() == u.unit() && d.len() == n;
+        if !(fits(&x, t) && fits(&y, t) && fits(out, self.out_dtype())) {
+            return Err(input_error(format!(
+                "an elementwise pass of {} takes two {} operands and a {} result of one length",
+                self.0.op.name(),
+                t.name(),
+                self.out_dtype().name()
+            )));
+        }
+        let array = |d: Data| -> Result<Array, OpError> {
+            match t.pattern_bits() < 8 * t.unit().bytes() as u32 {
+                true => Ok(Array::new(t, &[n][..], d)?),
+                // Every pattern of the unit is a value: the invariant holds by construction.
+                false => Ok(Array {
+                    dtype: t,
+                    shape: Shape::from_slice(&[n]),
+                    data: d,
+                }),
+            }
+        };
+        let input = |a: Array| super::input::Input {
+            array: std::borrow::Cow::Owned(a),
+            splat: n == 1,
+        };
+        let (x, y) = (input(array(x)?), input(array(y)?));
+        if n == 0 {
+            return Ok(());
+        }
+        super::dispatch::run_same(self.0.op, t, &x, &y, out);
         Ok(())
     }
 }

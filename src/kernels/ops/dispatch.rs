@@ -4,7 +4,8 @@
 
 use super::complex::run_complex;
 use super::fused::{
-    fused_compare, fused_float, fused_go, fused_halves, fused_int, fused_pairs, fused_small,
+    fused_compare, fused_float, fused_go, fused_halves, fused_int, fused_modular, fused_pairs,
+    fused_small,
 };
 use super::general::{general_opmath, run_chunked};
 use super::input::Input;
@@ -32,6 +33,22 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
         run_complex(op, c, x, y, out)
     } else {
         run_chunked(op, c, x, y, out)
+    }
+}
+
+/// [`run_binary`] for two operands of the computation dtype `c` itself (an
+/// `ArrayPlan::elementwise` pass): the one fused pass that takes such a pair is tried first,
+/// without asking the others (the result is the same: each of them declines the pair, which
+/// `fast_paths_equal_the_general_path` and `tests/it/plans.rs` check).
+pub(super) fn run_same(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {
+    let done = match c {
+        _ if op.is_comparison() => fused_compare(op, c, x, y, out),
+        DType::Float32 | DType::Float64 => fused_float(op, c, x, y, out),
+        DType::Int { .. } => fused_modular(op, c, x, y, out),
+        _ => false,
+    };
+    if !done {
+        run_binary(op, c, x, y, out)
     }
 }
 

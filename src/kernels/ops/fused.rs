@@ -105,8 +105,10 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 o: &mut [O],
                 fa: impl Fn(A) -> $L + Copy + Sync,
                 fb: impl Fn(B) -> $L + Copy + Sync,
-                enc: impl Fn($L) -> O + Copy + Sync,
-                raw: impl Fn($L) -> O + Copy + Sync,
+                (enc, raw): (
+                    impl Fn($L) -> O + Copy + Sync,
+                    impl Fn($L) -> O + Copy + Sync,
+                ),
             ) -> bool {
                 // Operands of the result's own format lose nothing without AVX-512.
                 let isa = match same_format {
@@ -159,7 +161,7 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                 }
                 true
             }
-            go((op, $same), $a, $b, $o, $fa, $fb, $enc, $raw)
+            go((op, $same), $a, $b, $o, $fa, $fb, ($enc, $raw))
         }};
     }
     // The operand loaders a fused pass takes: a float32/float64 array, or int8/int32/int64.
@@ -804,10 +806,14 @@ pub(super) fn fused_int(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) 
 /// result is (integers of the result's width, or bool): arithmetic modulo 2^bits on the
 /// storage words themselves, which is the result truncated (32 int8 lanes per AVX2 vector, not
 /// 8 widened ones), and the words read by the result's signedness to order them.
-fn fused_modular(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+pub(super) fn fused_modular(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
+    // Storage words wrap modulo 2^8 and more: int4 and narrower are not theirs.
     let DType::Int { bits, signed } = c else {
         return false;
     };
+    if bits < 8 {
+        return false;
+    }
     let same = |d: DType| match d {
         DType::Bool => true,
         DType::Int { bits: b, .. } => b == bits,
