@@ -120,6 +120,17 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                         fused_go_on(isa, a, b, o, fa, fb, $f, enc)
                     };
                 }
+                macro_rules! pick {
+                    ($cmp:tt) => {
+                        fused_go_on(isa, a, b, o, fa, fb, |x: $L, y: $L| {
+                            match x.is_nan() || y.is_nan() {
+                                true => <$L>::NAN,
+                                false if x $cmp y => x,
+                                false => y,
+                            }
+                        }, raw)
+                    };
+                }
                 match op {
                     Op::Add => each!(|x: $L, y: $L| x + y),
                     Op::Subtract => each!(|x: $L, y: $L| x - y),
@@ -129,34 +140,8 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                     // unordered compare of the two, and the select `maxps`/`minps` is: the
                     // second operand unless the first is greater (less), so a tie of zeros
                     // gives the second.
-                    Op::Maximum => fused_go_on(
-                        isa,
-                        a,
-                        b,
-                        o,
-                        fa,
-                        fb,
-                        |x: $L, y: $L| match x.is_nan() || y.is_nan() {
-                            true => <$L>::NAN,
-                            false if x > y => x,
-                            false => y,
-                        },
-                        raw,
-                    ),
-                    Op::Minimum => fused_go_on(
-                        isa,
-                        a,
-                        b,
-                        o,
-                        fa,
-                        fb,
-                        |x: $L, y: $L| match x.is_nan() || y.is_nan() {
-                            true => <$L>::NAN,
-                            false if x < y => x,
-                            false => y,
-                        },
-                        raw,
-                    ),
+                    Op::Maximum => pick!(>),
+                    Op::Minimum => pick!(<),
                     _ => return false,
                 }
                 true
