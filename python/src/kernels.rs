@@ -712,10 +712,12 @@ unsafe fn fast_lane<'py>(
         };
     };
     if let Some(e) = plan.elementwise() {
-        let operands = [xa, ya].map(|a| {
-            // SAFETY: a C-contiguous, aligned buffer of `len` elements of the pass's dtype
-            // (the plan's operands are the arrays' own dtypes), alive for the call, only read.
-            unsafe { Data::borrowed(e.dtype().unit(), (*a).data.cast::<u8>(), len, false) }
+        let [ux, uy] = e.operand_dtypes().map(DType::unit);
+        let operands = [(xa, ux), (ya, uy)].map(|(a, unit)| {
+            // SAFETY: a C-contiguous, aligned buffer of `len` elements of the pass's operand
+            // dtype (the plan's operands are the arrays' own dtypes), alive for the call, only
+            // read.
+            unsafe { Data::borrowed(unit, (*a).data.cast::<u8>(), len, false) }
         });
         // SAFETY: `out` and `dims` are as `fast_lane`'s caller's contract and checks leave them.
         return unsafe { elementwise(py, &e, operands, out, dims) };

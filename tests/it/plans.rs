@@ -131,10 +131,11 @@ fn scalars_and_refused_pairs_have_no_plan() {
 /// `ArrayPlan::elementwise` is offered exactly for the ops and dtypes its doc lists (`+ − × ÷`,
 /// `maximum`, `minimum` and the comparisons of two float32 or two float64 arrays under a
 /// policy that keeps subnormals, `maximum`/`minimum` only where zero ties go to an operand by
-/// place; `+ − ×`, bitwise ops, `maximum`, `minimum` and comparisons of two arrays of an
-/// integer dtype), and its one pass writes what `ops::apply` returns, bit for bit (NaN
-/// payloads, subnormals, infinities, zeros of both signs against each other), at lengths that
-/// reach the vector loop's aligned body and its head and tail.
+/// place, and the comparisons of such a float against a dtype it holds; `+ − ×`, bitwise ops,
+/// `maximum`, `minimum` and comparisons of two arrays of an integer dtype), and its one pass
+/// writes what `ops::apply` returns, bit for bit (NaN payloads, subnormals, infinities, zeros
+/// of both signs against each other, equal values of two dtypes), at lengths that reach the
+/// vector loop's aligned body and its head and tail.
 #[test]
 fn an_elementwise_plan_computes_what_apply_computes() {
     const SHAPES: [&[usize]; 5] = [&[1], &[7], &[2, 3], &[67], &[3, 50]];
@@ -157,13 +158,20 @@ fn an_elementwise_plan_computes_what_apply_computes() {
                     let Some(pass) = plan.elementwise() else {
                         continue;
                     };
-                    assert_eq!((a, b, pass.dtype()), (a, a, a));
-                    offered.push(format!("{} {}", op.name(), a.name()));
+                    assert_eq!(pass.operand_dtypes(), [a, b]);
+                    assert!(pass.dtype() == a || pass.dtype() == b);
+                    offered.push(format!("{} {} {}", op.name(), a.name(), b.name()));
                     let mut cases: Vec<(Array, Array)> = SHAPES
                         .iter()
-                        .map(|shape| (random(&mut rng, a, shape), random(&mut rng, a, shape)))
+                        .map(|shape| (random(&mut rng, a, shape), random(&mut rng, b, shape)))
                         .collect();
-                    if let DType::Float32 | DType::Float64 = a {
+                    if a != b {
+                        // The same values in both dtypes (each the other's cast).
+                        let x = random(&mut rng, a, &[67]);
+                        cases.push((x.clone(), ops::astype(&x, b)));
+                        let y = random(&mut rng, b, &[67]);
+                        cases.push((ops::astype(&y, a), y));
+                    } else if let DType::Float32 | DType::Float64 = a {
                         // ±0 against ∓0 and each other, a quiet NaN against a zero.
                         let sign = 1u64 << (a.pattern_bits() - 1);
                         let nan = match a {
@@ -194,13 +202,17 @@ fn an_elementwise_plan_computes_what_apply_computes() {
                         assert_eq!(raw, want, "{} {} {x:?} {y:?}", policy.name, op.name());
                     }
                     // Arrays of another shape or dtype are refused, nothing written.
-                    let x = random(&mut rng, a, &[3]);
+                    let (x, y) = (random(&mut rng, a, &[3]), random(&mut rng, b, &[3]));
                     let mut out = Array::zeros(pass.out_dtype(), vec![4]).expect("small");
-                    assert!(pass.apply(&x, &x, &mut out).is_err());
+                    assert!(pass.apply(&x, &y, &mut out).is_err());
                     assert_eq!(out, Array::zeros(pass.out_dtype(), vec![4]).expect("small"));
+                    if a != b {
+                        let mut out = Array::zeros(pass.out_dtype(), vec![3]).expect("small");
+                        assert!(pass.apply(&y, &x, &mut out).is_err());
+                    }
                     let mut raw = Data::zeros(pass.out_dtype().unit(), 4);
                     assert!(
-                        pass.run(x.data().clone(), x.data().clone(), &mut raw)
+                        pass.run(x.data().clone(), y.data().clone(), &mut raw)
                             .is_err()
                     );
                     assert_eq!(raw, Data::zeros(pass.out_dtype().unit(), 4));
@@ -262,12 +274,44 @@ fn an_elementwise_plan_computes_what_apply_computes() {
                 // (jax-x32's int64 is int32 to it before any op: no plan is kept.)
                 let canonical = policy.canonical_dtype(t) == t;
                 if computed.is_ok_and(|r| r.dtype() == to) && !mixed && canonical && in_t {
-                    want.push(format!("{op} {}", t.name()));
+                    want.push(format!("{op} {} {}", t.name(), t.name()));
+                }
+            }
+            // A float32/float64 compared against a dtype it holds, either side, computed in
+            // the float (no mixed loop, each dtype the policy's own).
+            let held: &[&str] = match t {
+                DType::Float32 if !flush => &["bool", "int8", "uint8", "int16", "uint16"],
+                DType::Float64 if !flush => &[
+                    "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "float32",
+                ],
+                _ => &[],
+            };
+            for d in held.iter().map(|d| DType::named(d).expect("a dtype")) {
+                for op in compare {
+                    let op_id = ops::parse_op(op).expect("a kernel op");
+                    for (a, b) in [(t, d), (d, t)] {
+                        let (oa, ob) = (
+                            Arg::Array(Array::zeros(a, vec![2]).expect("small")).operand(),
+                            Arg::Array(Array::zeros(b, vec![2]).expect("small")).operand(),
+                        );
+                        let canonical = [a, b].iter().all(|&u| policy.canonical_dtype(u) == u);
+                        if policy.op_type(op_id, oa, ob) == Ok(t)
+                            && !policy.mixed_loop(op_id, oa, ob)
+                            && canonical
+                        {
+                            want.push(format!("{op} {} {}", a.name(), b.name()));
+                        }
+                    }
                 }
             }
         }
         offered.sort();
         want.sort();
         assert_eq!(offered, want, "{}", policy.name);
+        if policy.name == "numpy" {
+            // The pair benches/compare_python.py --ops times: NumPy compares it in float32.
+            assert!(offered.contains(&"less int8 float32".to_string()));
+            assert!(offered.contains(&"greater_equal float64 uint32".to_string()));
+        }
     }
 }

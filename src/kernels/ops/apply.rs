@@ -5,6 +5,7 @@ use super::accept::canonical_arg;
 use super::astype::{astype_into, c_int_astype, c10_into, through_float32};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
+use super::fused::compares_exactly;
 use super::nary::{clip_within, select_within};
 use super::plan::{Decided, decide, planned};
 use super::reduce::sum_within;
@@ -18,6 +19,7 @@ use crate::numeric::op::OpId;
 use crate::numeric::op::{ComplexToBool, Float8Conversion, Narrowing};
 use crate::numeric::op::{Subnormals, SumOrder, ZeroTies};
 use crate::promote::{Generated, Operand};
+use std::borrow::Cow;
 
 /// What some ops take beyond their arguments, and the limit every op runs under.
 #[derive(Clone, Copy, Debug)]
@@ -282,7 +284,8 @@ impl<'p> ArrayPlan<'p> {
     ///   subnormals;
     /// - `+ − ×`, the bitwise ops, `maximum` and `minimum` of an integer dtype (wrapping);
     /// - the six comparisons of any of those dtypes, into bool, where the policy has no mixed
-    ///   loop for the pair.
+    ///   loop for the pair; for float32/float64, one operand may be of a dtype whose every
+    ///   value the other holds, read by `as` (an int8 against a float32: `fused_compare`).
     ///
     /// No step comes before or after the pass for them (no conversion, broadcast, divisor
     /// check, rewrite, select, tie of zeros or flush), so [`Elementwise::apply`] skips deciding
@@ -291,6 +294,7 @@ impl<'p> ArrayPlan<'p> {
         let c = self.decided.compute;
         let s = &self.policy.semantics;
         let same = |o: Operand| o == Operand::Array(c);
+        let widened = |o: Operand| matches!(o, Operand::Array(d) if self.op.is_comparison() && compares_exactly(c, d));
         let float =
             matches!(c, DType::Float32 | DType::Float64) && s.subnormals != Subnormals::Flush;
         let int = matches!(c, DType::Int { .. });
@@ -309,7 +313,10 @@ impl<'p> ArrayPlan<'p> {
                         .mixed_loop(op.id(), self.operands.0, self.operands.1)
             }
         };
-        (pass && same(self.operands.0) && same(self.operands.1)).then_some(Elementwise(self))
+        let (x, y) = self.operands;
+        let operands =
+            (same(x) && same(y)) || (float && (same(x) && widened(y) || widened(x) && same(y)));
+        (pass && operands).then_some(Elementwise(self))
     }
 
     /// [`apply_with`] of the plan's policy and op on `args` (with the default options but
@@ -336,9 +343,18 @@ impl<'p> ArrayPlan<'p> {
 pub struct Elementwise<'a>(&'a ArrayPlan<'a>);
 
 impl Elementwise<'_> {
-    /// The operands' dtype (the computation dtype).
+    /// The computation dtype.
     pub fn dtype(&self) -> DType {
         self.0.decided.compute
+    }
+
+    /// The operands' dtypes: [`Self::dtype`] both, or for a comparison one of them a dtype the
+    /// other holds.
+    pub fn operand_dtypes(&self) -> [DType; 2] {
+        match self.0.operands {
+            (Operand::Array(x), Operand::Array(y)) => [x, y],
+            _ => unreachable!("an elementwise pass is made of two array operands"),
+        }
     }
 
     /// The result's dtype: the operands', bool for a comparison.
@@ -350,52 +366,34 @@ impl Elementwise<'_> {
     }
 
     /// The op on `x` and `y` into `out`: what [`ArrayPlan::apply_with`] computes when its
-    /// `alloc` returns `out`. `x` and `y` must be of the plan's dtype, `out` of
+    /// `alloc` returns `out`. `x` and `y` must be of [`Self::operand_dtypes`], `out` of
     /// [`Self::out_dtype`], all of one shape (else an `input` error, nothing written).
     pub fn apply(&self, x: &Array, y: &Array, out: &mut Array) -> Result<(), OpError> {
-        let t = self.dtype();
-        if [x.dtype, y.dtype] != [t; 2]
+        if [x.dtype, y.dtype] != self.operand_dtypes()
             || out.dtype != self.out_dtype()
             || x.shape != y.shape
             || x.shape != out.shape
             || x.shape.is_empty()
         {
-            return Err(input_error(format!(
-                "an elementwise pass of {} takes two {} arrays and a {} one, of one shape of \
-                 at least one dimension",
-                self.0.op.name(),
-                t.name(),
-                self.out_dtype().name()
-            )));
+            return Err(self.mismatch("arrays", "one shape of at least one dimension"));
         }
-        // As `plan::prepare` reads an operand of the result's shape in the compute dtype.
-        fn input(a: &Array) -> super::input::Input<'_> {
-            super::input::Input {
-                array: std::borrow::Cow::Borrowed(a),
-                splat: a.len() == 1,
-            }
-        }
-        super::dispatch::run_same(self.0.op, t, &input(x), &input(y), &mut out.data);
+        self.pass(Cow::Borrowed(x), Cow::Borrowed(y), &mut out.data);
         Ok(())
     }
 
     /// [`Self::apply`] on the elements alone, for a caller that holds storage, not arrays (the
-    /// Python binding's NumPy buffers): `x` and `y` in the plan's dtype's unit, `out` in
-    /// [`Self::out_dtype`]'s, all of one length (else an `input` error, nothing written). The op is elementwise, so the shape does not matter, only the count.
-    /// A dtype whose patterns leave bits of their unit unused (int4, …) has its operands'
-    /// patterns checked, as [`Array::new`] checks them.
+    /// Python binding's NumPy buffers): `x` and `y` in the units of [`Self::operand_dtypes`],
+    /// `out` in [`Self::out_dtype`]'s, all of one length (else an `input` error, nothing
+    /// written). The op is elementwise, so the shape does not matter, only the count. A dtype
+    /// whose patterns leave bits of their unit unused (int4, …) has its operands' patterns
+    /// checked, as [`Array::new`] checks them.
     pub fn run(&self, x: Data, y: Data, out: &mut Data) -> Result<(), OpError> {
-        let (t, n) = (self.dtype(), out.len());
+        let ([tx, ty], n) = (self.operand_dtypes(), out.len());
         let fits = |d: &Data, u: DType| d.unit() == u.unit() && d.len() == n;
-        if !(fits(&x, t) && fits(&y, t) && fits(out, self.out_dtype())) {
-            return Err(input_error(format!(
-                "an elementwise pass of {} takes two {} operands and a {} result of one length",
-                self.0.op.name(),
-                t.name(),
-                self.out_dtype().name()
-            )));
+        if !(fits(&x, tx) && fits(&y, ty) && fits(out, self.out_dtype())) {
+            return Err(self.mismatch("operands", "one length"));
         }
-        let array = |d: Data| -> Result<Array, OpError> {
+        let array = |t: DType, d: Data| -> Result<Array, OpError> {
             match t.pattern_bits() < 8 * t.unit().bytes() as u32 {
                 true => Ok(Array::new(t, &[n][..], d)?),
                 // Every pattern of the unit is a value: the invariant holds by construction.
@@ -406,16 +404,31 @@ impl Elementwise<'_> {
                 }),
             }
         };
-        let input = |a: Array| super::input::Input {
-            array: std::borrow::Cow::Owned(a),
-            splat: n == 1,
-        };
-        let (x, y) = (input(array(x)?), input(array(y)?));
-        if n == 0 {
-            return Ok(());
+        let (x, y) = (array(tx, x)?, array(ty, y)?);
+        if n > 0 {
+            self.pass(Cow::Owned(x), Cow::Owned(y), out);
         }
-        super::dispatch::run_same(self.0.op, t, &x, &y, out);
         Ok(())
+    }
+
+    /// The pass on two operands of the checked dtypes and length, read as `plan::prepare`
+    /// reads an operand of the result's shape (one element: a broadcast scalar).
+    fn pass(&self, x: Cow<'_, Array>, y: Cow<'_, Array>, out: &mut Data) {
+        fn input(a: Cow<'_, Array>) -> super::input::Input<'_> {
+            let splat = a.len() == 1;
+            super::input::Input { array: a, splat }
+        }
+        super::dispatch::run_same(self.0.op, self.dtype(), &input(x), &input(y), out)
+    }
+
+    /// The `input` error of operands (`what`) or a result not as the pass takes them.
+    fn mismatch(&self, what: &str, of: &str) -> OpError {
+        let [x, y] = self.operand_dtypes().map(DType::name);
+        input_error(format!(
+            "an elementwise pass of {} takes {x} and {y} {what} and a {} result, of {of}",
+            self.0.op.name(),
+            self.out_dtype().name()
+        ))
     }
 }
 

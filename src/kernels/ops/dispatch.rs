@@ -36,8 +36,9 @@ pub(super) fn run_binary(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data)
     }
 }
 
-/// [`run_binary`] for two operands of the computation dtype `c` itself (an
-/// `ArrayPlan::elementwise` pass): the one fused pass that takes such a pair is tried first,
+/// [`run_binary`] for two operands of the computation dtype `c` itself, or a comparison's pair
+/// `fused_compare` widens (an `ArrayPlan::elementwise` pass): the one fused pass that takes
+/// such a pair is tried first,
 /// without asking the others (the result is the same: each of them declines the pair, which
 /// `fast_paths_equal_the_general_path` and `tests/it/plans.rs` check).
 pub(super) fn run_same(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) {

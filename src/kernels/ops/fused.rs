@@ -581,29 +581,74 @@ pub(super) fn fused_pairs(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
     true
 }
 
-/// A fused pass for a comparison of two operands of the compute dtype itself (float32,
-/// float64, or an integer of 8 to 64 bits) into bool: each element read by its own width
-/// (no lane buffers, no conversion), compared as the general path compares its lanes (IEEE:
-/// a NaN is unordered and unequal to everything).
+/// A fused pass for a comparison into bool of two operands of the compute dtype itself
+/// (float32, float64, or an integer of 8 to 64 bits), or of one operand of float32/float64 `c`
+/// and one whose every value `c` holds ([`compares_exactly`]: an int8 against a float32): each
+/// element read by its own width and widened by `as` (no lane buffers, no rounding), compared
+/// as the general path compares its lanes (IEEE: a NaN is unordered and unequal to
+/// everything).
 pub(super) fn fused_compare(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data) -> bool {
-    if !op.is_comparison() || x.array.dtype != c || y.array.dtype != c {
+    if !op.is_comparison() {
         return false;
     }
     let Data::U8(o) = out else { return false };
-    macro_rules! with {
-        ($a:expr, $b:expr, $read:expr) => {{
-            let read = $read;
-            match op {
-                Op::Equal => compare_go($a, $b, o, move |x, y| read(x) == read(y)),
-                Op::NotEqual => compare_go($a, $b, o, move |x, y| read(x) != read(y)),
-                Op::Less => compare_go($a, $b, o, move |x, y| read(x) < read(y)),
-                Op::LessEqual => compare_go($a, $b, o, move |x, y| read(x) <= read(y)),
-                Op::Greater => compare_go($a, $b, o, move |x, y| read(x) > read(y)),
-                _ => compare_go($a, $b, o, move |x, y| read(x) >= read(y)),
-            }
-        }};
+    let (dx, dy) = (x.array.dtype, y.array.dtype);
+    let (xd, yd) = (&x.array.data, &y.array.data);
+    if dx == c && dy == c {
+        compare_same(op, c, xd, yd, o)
+    } else if dx == c && compares_exactly(c, dy) {
+        compare_mixed(op, c, xd, (dy, yd), o)
+    } else if dy == c && compares_exactly(c, dx) {
+        compare_mixed(op.swapped(), c, yd, (dx, xd), o)
+    } else {
+        false
     }
-    match (c, &x.array.data, &y.array.data) {
+}
+
+/// Whether [`fused_compare`] compares an operand of `d` against one of the float32/float64
+/// `c` in one pass: `d` converts into `c` exactly, by `as`.
+pub(super) fn compares_exactly(c: DType, d: DType) -> bool {
+    matches!(
+        (c, d),
+        (
+            DType::Float32,
+            DType::Bool | DType::Int { bits: 8 | 16, .. }
+        ) | (
+            DType::Float64,
+            DType::Bool
+                | DType::Float32
+                | DType::Int {
+                    bits: 8 | 16 | 32,
+                    ..
+                }
+        )
+    )
+}
+
+/// `op` on `a[i]` and `b[i]` read by `fa` and `fb`, into 0 or 1.
+macro_rules! compare_op {
+    ($op:expr, $a:expr, $b:expr, $o:expr, $fa:expr, $fb:expr) => {{
+        let (fa, fb) = ($fa, $fb);
+        let to_u8 = |r: bool| r as u8;
+        match $op {
+            Op::Equal => fused_go($a, $b, $o, fa, fb, |x, y| x == y, to_u8),
+            Op::NotEqual => fused_go($a, $b, $o, fa, fb, |x, y| x != y, to_u8),
+            Op::Less => fused_go($a, $b, $o, fa, fb, |x, y| x < y, to_u8),
+            Op::LessEqual => fused_go($a, $b, $o, fa, fb, |x, y| x <= y, to_u8),
+            Op::Greater => fused_go($a, $b, $o, fa, fb, |x, y| x > y, to_u8),
+            _ => fused_go($a, $b, $o, fa, fb, |x, y| x >= y, to_u8),
+        }
+    }};
+}
+
+/// [`fused_compare`] of two operands of `c`.
+fn compare_same(op: Op, c: DType, x: &Data, y: &Data, o: &mut [u8]) -> bool {
+    macro_rules! with {
+        ($a:expr, $b:expr, $read:expr) => {
+            compare_op!(op, $a, $b, o, $read, $read)
+        };
+    }
+    match (c, x, y) {
         (DType::Float32, Data::U32(a), Data::U32(b)) => with!(a, b, f32::from_bits),
         (DType::Float64, Data::U64(a), Data::U64(b)) => with!(a, b, f64::from_bits),
         (DType::Int { bits: 8, signed }, Data::U8(a), Data::U8(b)) => match signed {
@@ -627,15 +672,70 @@ pub(super) fn fused_compare(op: Op, c: DType, x: &Input, y: &Input, out: &mut Da
     true
 }
 
-/// `o[i] = f(a[i], b[i])` as 0 or 1: [`fused_go`] with the operands read as they are.
-#[inline(always)]
-fn compare_go<A: Copy + Send + Sync>(
-    a: &[A],
-    b: &[A],
-    o: &mut [u8],
-    f: impl Fn(A, A) -> bool + Copy + Sync,
-) {
-    fused_go(a, b, o, |x| x, |y| y, f, |r| r as u8)
+/// [`fused_compare`] of an operand `x` of the float `c` against `y` of `d`
+/// ([`compares_exactly`]), in that order.
+fn compare_mixed(op: Op, c: DType, x: &Data, (d, y): (DType, &Data), o: &mut [u8]) -> bool {
+    // The operands of 8 and 16 bits either float takes, then `$wide`.
+    macro_rules! against {
+        ($a:expr, $fa:expr, $L:ty, $wide:expr) => {
+            match (d, y) {
+                (
+                    DType::Int {
+                        bits: 8,
+                        signed: true,
+                    },
+                    Data::U8(b),
+                ) => {
+                    compare_op!(op, $a, b, o, $fa, |v: u8| v as i8 as $L)
+                }
+                (DType::Bool | DType::Int { bits: 8, .. }, Data::U8(b)) => {
+                    compare_op!(op, $a, b, o, $fa, |v: u8| v as $L)
+                }
+                (
+                    DType::Int {
+                        bits: 16,
+                        signed: true,
+                    },
+                    Data::U16(b),
+                ) => {
+                    compare_op!(op, $a, b, o, $fa, |v: u16| v as i16 as $L)
+                }
+                (DType::Int { bits: 16, .. }, Data::U16(b)) => {
+                    compare_op!(op, $a, b, o, $fa, |v: u16| v as $L)
+                }
+                _ => $wide,
+            }
+        };
+    }
+    match (c, x) {
+        (DType::Float32, Data::U32(a)) => against!(a, f32::from_bits, f32, return false),
+        (DType::Float64, Data::U64(a)) => against!(
+            a,
+            f64::from_bits,
+            f64,
+            match (d, y) {
+                (DType::Float32, Data::U32(b)) => {
+                    compare_op!(op, a, b, o, f64::from_bits, |v: u32| f32::from_bits(v)
+                        as f64)
+                }
+                (
+                    DType::Int {
+                        bits: 32,
+                        signed: true,
+                    },
+                    Data::U32(b),
+                ) => {
+                    compare_op!(op, a, b, o, f64::from_bits, |v: u32| v as i32 as f64)
+                }
+                (DType::Int { bits: 32, .. }, Data::U32(b)) => {
+                    compare_op!(op, a, b, o, f64::from_bits, |v: u32| v as f64)
+                }
+                _ => return false,
+            }
+        ),
+        _ => return false,
+    }
+    true
 }
 
 /// A fused pass for integer arithmetic: operands of at most 64 bits read by `as`, wrapping

@@ -249,6 +249,15 @@ mod tests {
             ("int8", "int8"),
             ("int64", "int64"),
             ("uint64", "uint64"),
+            // A float against a dtype it holds, either side (`fused_compare`'s mixed loads).
+            ("bool", "float32"),
+            ("float32", "uint16"),
+            ("int16", "float32"),
+            ("float64", "int32"),
+            ("uint32", "float64"),
+            ("uint8", "float64"),
+            ("float64", "int16"),
+            ("float64", "bool"),
         ];
         let comparisons = [
             Op::Equal,

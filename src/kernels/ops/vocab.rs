@@ -132,6 +132,18 @@ impl Op {
             Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
         )
     }
+
+    /// The comparison that gives the same answer with its operands swapped (`x < y` is
+    /// `y > x`, NaN or not); any other op as it is.
+    pub(crate) fn swapped(self) -> Op {
+        match self {
+            Op::Less => Op::Greater,
+            Op::Greater => Op::Less,
+            Op::LessEqual => Op::GreaterEqual,
+            Op::GreaterEqual => Op::LessEqual,
+            op => op,
+        }
+    }
 }
 
 /// Elements per chunk: lane buffers of this size stay in L1/L2.
