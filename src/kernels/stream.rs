@@ -34,8 +34,31 @@ pub fn stream_min_bytes() -> usize {
     })
 }
 
+/// A core's second-level cache when it cannot be read: this project's machine's.
+const DEFAULT_L2_CACHE: usize = 2 << 20;
+
+/// A long pass (`PARALLEL_MIN` elements and more) runs on the rayon pool only when its inputs
+/// and output take at least this many bytes together: a core's L2 (sysfs), clamped to
+/// 512 KiB–4 MiB, read once per process. Below it the data sits in the calling core's L2, and
+/// a worker would first fetch its half from there: on this project's machine (2 MiB of L2) an
+/// int8 add of 140,000 elements took 17.4 µs on two threads, `np.add` 7.2 µs on one, and the
+/// same add on one thread 4.9 µs.
+pub fn parallel_min_bytes() -> usize {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        cache_size(|level| level == 2)
+            .unwrap_or(DEFAULT_L2_CACHE)
+            .clamp(512 << 10, 4 << 20)
+    })
+}
+
 /// The size of the highest cache level of CPU 0, from sysfs (`32768K`).
 fn last_level_cache() -> Option<usize> {
+    cache_size(|_| true)
+}
+
+/// The size of the highest cache level of CPU 0 that `levels` takes, from sysfs.
+fn cache_size(levels: impl Fn(u32) -> bool) -> Option<usize> {
     let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
     let mut best: Option<(u32, usize)> = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
@@ -46,7 +69,7 @@ fn last_level_cache() -> Option<usize> {
         let (Ok(level), Some(size)) = (level.trim().parse::<u32>(), parse_size(size.trim())) else {
             continue;
         };
-        if best.is_none_or(|(l, _)| level > l) {
+        if levels(level) && best.is_none_or(|(l, _)| level > l) {
             best = Some((level, size));
         }
     }

@@ -7,6 +7,7 @@ use crate::kernels::array::Data;
 use crate::kernels::cast::Caster;
 use crate::kernels::stream::Isa;
 use crate::kernels::stream::Store;
+use crate::kernels::stream::parallel_min_bytes;
 use crate::numeric::dtype::DType;
 use crate::numeric::format::FloatFormat;
 use crate::numeric::format::Value;
@@ -64,8 +65,9 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
             }
         }
     };
-    // The pool is asked only for a large pass (asking costs a lookup of rayon's registry).
-    let threads = if n >= PARALLEL_MIN {
+    // The pool is asked only for a long pass (asking costs a lookup of rayon's registry) whose
+    // data would not sit in one core's L2 (`parallel_min_bytes`).
+    let threads = if n >= PARALLEL_MIN && read + size_of_val(out) >= parallel_min_bytes() {
         rayon::current_num_threads()
     } else {
         1
@@ -909,19 +911,21 @@ pub(super) fn fused_modular(op: Op, c: DType, x: &Input, y: &Input, out: &mut Da
     }
     macro_rules! with_op {
         ($a:expr, $b:expr, $o:expr, $t:ty, $s:ty) => {{
+            // Inputs off the output's offset in a line split every 64-byte load: AVX2 then.
+            let isa = Isa::detect().for_lines(&$a[..], &$b[..], &$o[..]);
             let id = |v: $t| v;
             let (sa, st) = (|v: $t| v as $s, |v: $s| v as $t);
             match op {
-                Op::Add => fused_go($a, $b, $o, id, id, <$t>::wrapping_add, id),
-                Op::Subtract => fused_go($a, $b, $o, id, id, <$t>::wrapping_sub, id),
-                Op::Multiply => fused_go($a, $b, $o, id, id, <$t>::wrapping_mul, id),
-                Op::BitwiseAnd => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p & q, id),
-                Op::BitwiseOr => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p | q, id),
-                Op::BitwiseXor => fused_go($a, $b, $o, id, id, |p: $t, q: $t| p ^ q, id),
-                Op::Maximum if signed => fused_go($a, $b, $o, sa, sa, <$s>::max, st),
-                Op::Minimum if signed => fused_go($a, $b, $o, sa, sa, <$s>::min, st),
-                Op::Maximum => fused_go($a, $b, $o, id, id, <$t>::max, id),
-                Op::Minimum => fused_go($a, $b, $o, id, id, <$t>::min, id),
+                Op::Add => fused_go_on(isa, $a, $b, $o, id, id, <$t>::wrapping_add, id),
+                Op::Subtract => fused_go_on(isa, $a, $b, $o, id, id, <$t>::wrapping_sub, id),
+                Op::Multiply => fused_go_on(isa, $a, $b, $o, id, id, <$t>::wrapping_mul, id),
+                Op::BitwiseAnd => fused_go_on(isa, $a, $b, $o, id, id, |p: $t, q: $t| p & q, id),
+                Op::BitwiseOr => fused_go_on(isa, $a, $b, $o, id, id, |p: $t, q: $t| p | q, id),
+                Op::BitwiseXor => fused_go_on(isa, $a, $b, $o, id, id, |p: $t, q: $t| p ^ q, id),
+                Op::Maximum if signed => fused_go_on(isa, $a, $b, $o, sa, sa, <$s>::max, st),
+                Op::Minimum if signed => fused_go_on(isa, $a, $b, $o, sa, sa, <$s>::min, st),
+                Op::Maximum => fused_go_on(isa, $a, $b, $o, id, id, <$t>::max, id),
+                Op::Minimum => fused_go_on(isa, $a, $b, $o, id, id, <$t>::min, id),
                 _ => return false,
             }
         }};

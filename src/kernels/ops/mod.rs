@@ -11,7 +11,8 @@
 //!
 //! Execution: dtypes are dispatched once per chunk of `CHUNK` elements; each chunk is loaded
 //! (converting) into lane buffers, computed, and stored (rounding), every stage a monomorphic
-//! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements.
+//! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements
+//! (a fused pass: and above `stream::parallel_min_bytes`, a core's L2).
 
 mod accept;
 mod apply;
@@ -748,7 +749,9 @@ mod tests {
 
     #[test]
     fn large_arrays_run_in_parallel_chunks_with_the_same_bits() {
-        let n = PARALLEL_MIN + 12345;
+        // Long enough for the pool, and more bytes than one core's L2 keeps (a float32 read,
+        // one written).
+        let n = PARALLEL_MIN.max(crate::kernels::stream::parallel_min_bytes() / 8) + 12345;
         let v: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 1000.0).collect();
         let a = Arg::Array(f32s(&v));
         let b = Arg::Scalar(Scalar::Float(0.1));
