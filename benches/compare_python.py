@@ -10,7 +10,7 @@
 4. `np.add` ÷ `reference.add` (float32 + float32) at n = 1e3 … 1e6, new results and `out=`,
    over random placements of the arrays in memory (`--sizes` runs this part alone);
 5. the NumPy ufunc ÷ `reference.<op>` for arithmetic, max/min, comparisons and bitwise ops on
-   integer and float dtypes, and mixed pairs, at n = 1e3 and 1e5, new results and `out=`, over
+   integer and float dtypes, and mixed pairs, at n = 1e3, 1e5 and 1e6, new results and `out=`, over
    random placements (`--ops` runs this part alone).
 
 Best of --runs, each side in turn, --rounds rounds. OpenBLAS's idle threads are kept off the
@@ -171,7 +171,7 @@ OPS = [
 ]
 
 
-def ops_ratios(rounds=5, placements=3, sizes=(1_000, 100_000)):
+def ops_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
     """The NumPy ufunc ÷ `reference.<op>` for each case of `OPS` at each size: yields
     (n, op, lhs, rhs, new, out), `new` and `out` each the geometric mean, least and greatest
     ratio over `placements` random placements (`placed`), each the best of `rounds` alternating

@@ -12,7 +12,7 @@
 //! Execution: dtypes are dispatched once per chunk of `CHUNK` elements; each chunk is loaded
 //! (converting) into lane buffers, computed, and stored (rounding), every stage a monomorphic
 //! loop over L1-resident buffers; chunks run on rayon threads above `PARALLEL_MIN` elements
-//! (a fused pass: and above `stream::parallel_min_bytes`, a core's L2).
+//! (a fused pass: above `stream::parallel_min_bytes` of data, a core's L2).
 
 mod accept;
 mod apply;
