@@ -94,8 +94,8 @@ thread_local! {
 
 /// Switches the AVX-512 kernels (`avx512`) and the loops compiled for AVX-512 off (or back on) for the calling
 /// thread, so that tests can hold the AVX2 and portable paths they replace to the same results
-/// on a CPU that has AVX-512. They are chosen on the thread that calls the op, before any work
-/// is split.
+/// on a CPU that has AVX-512. A split pass's pieces run with their caller's switch
+/// (`parallel::for_each_chunk`).
 #[cfg(test)]
 pub(crate) fn set_avx512_enabled(on: bool) {
     ENABLED.with(|e| e.set(on));
@@ -239,9 +239,8 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
 /// The widest vector instructions the elementwise loops use: the same loop is compiled for
 /// AVX-512 (F, BW, VL, DQ: twice AVX2's lanes, mask registers for the selects, 64-bit integer
 /// ↔ float conversions), for AVX2, and for the baseline. `detect` reads the test switch of the
-/// thread it runs on (`set_avx512_enabled`), so the ops call it before splitting work; the
-/// cast kernels (`kernel::map_lanes`) call it per chunk, so the switch reaches them only for
-/// arrays too small to split.
+/// thread it runs on (`set_avx512_enabled`), which `parallel::for_each_chunk` passes on to the
+/// threads that run a split pass's pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Isa {
     Baseline,

@@ -5,6 +5,7 @@
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::kernels::cast::Caster;
+use crate::kernels::parallel::{PAIR_MIN_BYTES, Split, for_each_chunk};
 use crate::kernels::stream::Isa;
 use crate::kernels::stream::Store;
 use crate::kernels::stream::parallel_min_bytes;
@@ -65,26 +66,51 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
             }
         }
     };
-    // The pool is asked only for a pass whose data would not sit in one core's L2
-    // (`parallel_min_bytes`; asking costs a lookup of rayon's registry), of a few chunks.
-    let threads = if n >= 4 * CHUNK && read + size_of_val(out) >= parallel_min_bytes() {
-        rayon::current_num_threads()
-    } else {
-        1
+    // Threads only for a pass that fills a good part of a core's L2 (`PAIR_MIN_BYTES`; asking
+    // rayon costs a lookup of its registry): the rayon pool when its data would not sit in one
+    // core's L2 (`parallel_min_bytes`) and either the pool has more than two threads or the
+    // output is streamed; else this thread and the spinning helper, two threads that start
+    // sooner than the pool's two.
+    let bytes = read + size_of_val(out);
+    let threads = match n >= 4 * PAIR_ALIGN && bytes >= PAIR_MIN_BYTES {
+        true => rayon::current_num_threads(),
+        false => 1,
     };
-    if threads > 1 {
-        // Streamed chunks are few and large: each ends with a store fence, which waits for
-        // its non-temporal stores to drain (with 16K-element chunks two threads measured no
-        // faster than one).
-        let chunk = match store {
-            Store::Cached => CHUNK * 4,
-            Store::Streamed => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
-        };
-        crate::kernels::parallel::for_each_chunk(out, chunk, run);
-    } else {
-        run(0, out)
+    let split = match threads {
+        1 => None,
+        _ if n >= 4 * CHUNK
+            && bytes >= parallel_min_bytes()
+            && (threads > 2 || store == Store::Streamed) =>
+        {
+            Some(Split::Pool)
+        }
+        _ => Some(Split::Pair),
+    };
+    match split {
+        Some(split) => {
+            let chunk = match (split, store) {
+                // Two pieces, one each, for a pass that fits in L2: each claim (an atomic on a
+                // line both cores write) costs ~0.15 µs, a tenth of such a piece's time. Four
+                // for a larger pass, so that a helper that starts late still takes a share.
+                (Split::Pair, _) => {
+                    let pieces = if bytes < parallel_min_bytes() { 2 } else { 4 };
+                    n.div_ceil(pieces).next_multiple_of(PAIR_ALIGN)
+                }
+                (Split::Pool, Store::Cached) => CHUNK * 4,
+                // Streamed chunks are few and large: each ends with a store fence, which
+                // waits for its non-temporal stores to drain (with 16K-element chunks two
+                // threads measured no faster than one).
+                (Split::Pool, Store::Streamed) => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
+            };
+            for_each_chunk(out, chunk, split, run);
+        }
+        None => run(0, out),
     }
 }
+
+/// Elements a pair's piece is a multiple of: 64, so that every piece's output starts a whole
+/// number of cache lines after the array's start, whatever the element size.
+const PAIR_ALIGN: usize = 64;
 
 /// Elements of a tile: 64K, so a piece of a streamed pass is long enough that its closing
 /// store fence costs nothing, and the tile stays in L2.

@@ -15,7 +15,12 @@ pub(super) fn for_chunks(out: &mut Data, f: impl Fn(usize, OutChunk) + Sync) {
         f: &(impl Fn(usize, OutChunk) + Sync),
     ) {
         if v.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
-            crate::kernels::parallel::for_each_chunk(v, CHUNK, |start, s| f(start, wrap(s)));
+            crate::kernels::parallel::for_each_chunk(
+                v,
+                CHUNK,
+                crate::kernels::parallel::Split::Pool,
+                |start, s| f(start, wrap(s)),
+            );
         } else {
             for (c, s) in v.chunks_mut(CHUNK).enumerate() {
                 f(c * CHUNK, wrap(s));

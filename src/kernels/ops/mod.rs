@@ -748,6 +748,48 @@ mod tests {
     }
 
     #[test]
+    fn mid_size_arrays_run_on_the_pair_with_the_same_bits() {
+        // Between `PAIR_MIN_BYTES` and the least `parallel_min_bytes` (512 KiB): a float32 and
+        // an int8 pair, a comparison of mixed dtypes and a broadcast scalar; random bits.
+        let n = 40_000;
+        let mut rng = crate::synth::Rng::new(42);
+        let mut random = |d: &str, n: usize| {
+            let d = DType::named(d).unwrap();
+            let mask = (1u64 << d.pattern_bits()) - 1;
+            let bits: Vec<[u64; 2]> = (0..n).map(|_| [rng.next_u64() & mask, 0]).collect();
+            Arg::Array(Array::from_bits(d, vec![n], &bits).unwrap())
+        };
+        let (f, g) = (random("float32", n), random("float32", n));
+        let (i, j, k) = (
+            random("int8", 2 * n),
+            random("int8", 2 * n),
+            random("int8", n),
+        );
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let tenth = Arg::Scalar(Scalar::Float(0.1));
+        for (op, a, b) in [
+            (Op::Add, &f, &g),
+            (Op::Maximum, &f, &g),
+            (Op::Multiply, &i, &j),
+            (Op::Less, &k, &f),
+            (Op::Add, &f, &tenth),
+        ] {
+            for _ in 0..20 {
+                let pair = two.install(|| binary(jax(), op, a, b)).unwrap();
+                let seq = one.install(|| binary(jax(), op, a, b)).unwrap();
+                assert_eq!(pair, seq, "{op:?}");
+            }
+        }
+    }
+
+    #[test]
     fn large_arrays_run_in_parallel_chunks_with_the_same_bits() {
         // Long enough for the pool, and more bytes than one core's L2 keeps (a float32 read,
         // one written).
