@@ -263,11 +263,38 @@ fn kernel_error(py: Python<'_>, e: OpError) -> PyErr {
 /// (`typejoin.reference._native_call` casts the result into it instead).
 const OUT_MISMATCH: &str = "out= is ";
 
-/// The caller's `out=`: its dtype, and whether it shares memory with an operand.
+/// The caller's `out=`: its dtype, whether it shares memory with an operand, and the policy
+/// whose casting rule decides whether a result of another dtype may be written into it.
 struct Out {
     array: Py<PyUntypedArray>,
     dtype: DType,
     overlaps: bool,
+    policy: &'static Generated,
+}
+
+/// Whether `policy`'s library writes a result of `from` into an `out=` of `to`: the answer of
+/// `typejoin.reference._can_cast` (NumPy's `same_kind`, PyTorch's `canCast`), asked once per
+/// policy and pair of dtypes.
+fn out_casts(py: Python<'_>, policy: &'static Generated, from: DType, to: DType) -> PyResult<bool> {
+    type Key = (usize, DType, DType);
+    static ASKED: Mutex<Vec<(Key, bool)>> = Mutex::new(Vec::new());
+    static CAN_CAST: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let key = (std::ptr::from_ref(policy) as usize, from, to);
+    if let Some((_, yes)) = lock(&ASKED).iter().find(|(k, _)| *k == key) {
+        return Ok(*yes);
+    }
+    let can_cast = CAN_CAST.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("typejoin.reference")?
+            .getattr("_can_cast")?
+            .unbind())
+    })?;
+    let yes = can_cast
+        .bind(py)
+        .call1((policy.name, descriptor(py, from)?, descriptor(py, to)?))?
+        .is_truthy()?;
+    lock(&ASKED).push((key, yes));
+    Ok(yes)
 }
 
 /// The result storage `apply_with` asks for: a view of `out`, or of a new NumPy array (put in
@@ -285,7 +312,9 @@ fn allocate(
     };
     if let Some(o) = out {
         let a = o.array.bind(py);
-        if o.dtype != t || a.shape() != shape {
+        // Another dtype the policy's rule casts into: computed aside, cast into `out` by `run`.
+        let casts = o.dtype != t && out_casts(py, o.policy, t, o.dtype).unwrap_or(false);
+        if (o.dtype != t && !casts) || a.shape() != shape {
             return Err(input(format!(
                 "{OUT_MISMATCH}{} {:?}, the result {} {:?}",
                 o.dtype.name(),
@@ -294,7 +323,7 @@ fn allocate(
                 shape
             )));
         }
-        if o.overlaps {
+        if o.overlaps || casts {
             return Ok(Array::zeros(t, shape)?);
         }
         // SAFETY: `out` is alive for the call, checked writeable, aligned, C-contiguous and of
@@ -460,6 +489,7 @@ fn run<'py>(
                 array: a.clone().unbind(),
                 dtype,
                 overlaps: keep.iter().any(|(_, (s, e))| *s < hi && lo < *e),
+                policy: generated,
             })
         }
     };
@@ -481,10 +511,38 @@ fn run<'py>(
     }
     .map_err(|e| kernel_error(py, e))?;
     drop(args); // the operands' views end here
+    deliver(py, out, made, result)
+}
+
+/// What a call returns once its kernel has run: `out` (the result cast into it when it is of
+/// another dtype, copied into it when computed aside), or the new array made for the result.
+fn deliver<'py>(
+    py: Python<'py>,
+    out: Option<Out>,
+    made: Option<Py<PyAny>>,
+    result: Array,
+) -> PyResult<Bound<'py, PyAny>> {
     match (out, made) {
         (Some(o), _) => {
             let a = o.array.into_bound(py);
-            if o.overlaps {
+            if o.dtype != result.dtype() {
+                // Computed aside in the result's dtype: cast into `out` by the policy's
+                // `astype`, as `np.add(a, b, out=o)` casts for an `o` of another dtype.
+                // SAFETY: `out` is the caller's to write, and no view of an operand is alive.
+                let mut v = Some(unsafe { view(&a, o.dtype, true)? });
+                let options = ops::Options {
+                    dtype: Some(o.dtype),
+                    ..ops::Options::default()
+                };
+                let cast = |_: DType, _: &[usize]| {
+                    v.take().ok_or_else(|| OpError {
+                        kind: ErrorKind::Input,
+                        message: "astype asked for two results".into(),
+                    })
+                };
+                ops::apply_with(o.policy, OpId::ASTYPE, &[Arg::Array(result)], options, cast)
+                    .map_err(|e| kernel_error(py, e))?;
+            } else if o.overlaps {
                 // Computed aside: copied into `out` now that no operand is read any more.
                 // SAFETY: `out` is the caller's to write, and no view of an operand is alive.
                 let mut v = unsafe { view(&a, o.dtype, true)? };
@@ -500,8 +558,9 @@ fn run<'py>(
 /// The Python function of a unary or binary kernel op (`typejoin.reference.add`, …):
 /// `add(x, y, *, policy="numpy", out=None)`, a native function called without a Python frame
 /// between the caller and the kernel. A generated policy's name (or none: `numpy`) runs
-/// here; any other `policy=` (a `Policy`, a `Table`, a file's path), and an `out=` of
-/// another dtype than the result's (cast by the library's rule), take
+/// here, and so does an `out=` of another dtype the policy's casting rule allows (computed
+/// aside, then cast: `deliver`); any other `policy=` (a `Policy`, a `Table`, a file's path),
+/// and an `out=` the rule refuses (for the library's error), take
 /// `typejoin.reference._native_call`. One function per op, made on first request.
 #[pyfunction]
 pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction>> {
@@ -735,6 +794,7 @@ unsafe fn fast_lane<'py>(
                 .unbind(),
             dtype,
             overlaps: false,
+            policy,
         }),
     };
     let mut made = None;
@@ -752,15 +812,12 @@ unsafe fn fast_lane<'py>(
     };
     drop(args);
     match result {
-        // An `out` of another dtype: `kernel_call` casts the result into it (nothing was
-        // computed: the allocation comes first).
+        // An `out` of a dtype the policy's rule does not cast into: `kernel_call` hands the
+        // call to Python, which raises its error (nothing was computed: the allocation comes
+        // first).
         Err(e) if out.is_some() && e.message.starts_with(OUT_MISMATCH) => Ok(None),
         Err(e) => Err(kernel_error(py, e)),
-        Ok(_) => match (out, made) {
-            (Some(o), _) => Ok(Some(o.array.into_bound(py).into_any())),
-            (None, Some(m)) => Ok(Some(m.into_bound(py))),
-            (None, None) => Err(PyValueError::new_err("the kernel returned no result")),
-        },
+        Ok(result) => deliver(py, out, made, result).map(Some),
     }
 }
 

@@ -399,6 +399,40 @@ def test_out_of_another_dtype_casts_by_the_librarys_rule():
     assert ref.negative(np.array([1, -2], np.int8), out=o).tolist() == [-1.0, 2.0]
 
 
+@pytest.mark.parametrize("n", [1, 1000, 100_000])
+def test_out_of_another_dtype_is_written_as_numpy_writes_it(n):
+    """The native path of an ``out=`` of another dtype (computed in the result's dtype, cast
+    into ``out``; the fast lane's operands and a scalar) against NumPy's ufuncs, byte for byte,
+    on random operands; a refused cast raises as NumPy does."""
+    rng = np.random.default_rng(n)
+
+    def operand(d):
+        d = np.dtype(d)
+        if d.kind == "f":
+            return (rng.standard_normal(n) * 1e3).astype(d)
+        info = np.iinfo(d)
+        return rng.integers(info.min, info.max, n, endpoint=True, dtype=d)
+
+    cases = [("add", "int8", "int8", "int16"), ("add", "float32", "float32", "float64"),
+             ("multiply", "int16", "int16", "float32"), ("less", "int32", "int32", "int32"),
+             ("subtract", "float64", "float64", "float32"), ("maximum", "uint8", "int8", "int64"),
+             ("add", "int32", "float32", "float32"), ("equal", "float32", "float32", "uint8"),
+             ("add", "int64", "int64", "int8"), ("true_divide", "int16", "int16", "float16")]
+    for op, l, r, o in cases:
+        a, b = operand(l), operand(r)
+        want, got = np.empty(n, o), np.empty(n, o)
+        with np.errstate(all="ignore"):
+            getattr(np, op)(a, b, out=want)
+        assert getattr(ref, op)(a, b, out=got) is got
+        assert got.tobytes() == want.tobytes(), (op, l, r, o)
+        with np.errstate(all="ignore"):
+            getattr(np, op)(a, 3, out=want)
+        getattr(ref, op)(a, 3, out=got)
+        assert got.tobytes() == want.tobytes(), (op, l, "scalar", o)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        ref.add(operand("float32"), operand("float32"), out=np.empty(n, np.int32))
+
+
 @pytest.mark.parametrize("cases,expected,policy", SETS)
 def test_the_op_functions_answer_every_case_as_call_does(cases, expected, policy):
     """``ref.add`` and the other unary and binary ops are native functions (no Python frame,

@@ -261,8 +261,9 @@ def sum(x: Any, axis: Optional[int] = None, *, dtype: Any = None,  # noqa: A001
 
 
 # The unary and binary ops: native functions (`add(x, y, *, policy="numpy", out=None)`) that
-# run a generated policy without a Python frame and hand any other `policy=`, or an `out=` the
-# result is cast into, to `_native_call`.
+# run a generated policy without a Python frame (casting into an `out=` of another dtype the
+# policy's rule allows) and hand any other `policy=`, or an `out=` the rule refuses, to
+# `_native_call`.
 for _name, _arity in _native.kernel_ops():
     if _arity in ("binary", "unary"):
         globals()[_name] = _native.kernel(_name)
