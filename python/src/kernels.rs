@@ -779,7 +779,7 @@ unsafe fn fast_lane<'py>(
             unsafe { Data::borrowed(unit, (*a).data.cast::<u8>(), len, false) }
         });
         // SAFETY: `out` and `dims` are as `fast_lane`'s caller's contract and checks leave them.
-        return unsafe { elementwise(py, &e, operands, out, dims) };
+        return unsafe { elementwise(py, policy, &e, operands, out, dims) };
     }
     let args = match made_args.into_inner() {
         Some(args) => args?,
@@ -822,27 +822,54 @@ unsafe fn fast_lane<'py>(
 }
 
 /// The fast lane's one elementwise pass (`ArrayPlan::elementwise`) on `operands` (the
-/// operands' buffers): into `out` when it is of the pass's result dtype (another dtype: `None`,
-/// nothing computed, for `kernel_call` to cast into it), else into a new array of shape `dims`.
+/// operands' buffers): into `out` when it is of the pass's result dtype, aside and then cast
+/// into `out` when `policy`'s rule casts the result's dtype into `out`'s (any other `out`:
+/// `None`, nothing computed, for `kernel_call`'s other paths), else into a new array of shape
+/// `dims`.
 ///
 /// # Safety
 /// `out` is a live, writeable, aligned, C-contiguous ndarray of `dims` elements' shape sharing
 /// no memory with the operands, of the dtype it names; `operands` hold as many elements.
 unsafe fn elementwise<'py>(
     py: Python<'py>,
+    policy: &'static Generated,
     e: &Elementwise<'_>,
     [x, y]: [Data; 2],
     out: Option<(*mut numpy::npyffi::PyArrayObject, DType)>,
     dims: &[npyffi::npy_intp],
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let t = e.out_dtype();
+    let len = x.len();
     let result = match out {
         // SAFETY: `o` is a live object, borrowed for the call.
         Some((o, d)) if d == t => unsafe { Bound::from_borrowed_ptr(py, o.cast()) },
+        // Another dtype the policy's rule casts into: the pass aside, then the cast.
+        Some((o, d)) if out_casts(py, policy, t, d)? => {
+            let mut aside = Data::zeros(t.unit(), len);
+            let done = if len >= DETACH_ELEMENTS {
+                py.detach(|| e.run(x, y, &mut aside))
+            } else {
+                e.run(x, y, &mut aside)
+            };
+            done.map_err(|e| kernel_error(py, e))?;
+            let shape: Shape = dims.iter().map(|&d| d as usize).collect();
+            let aside =
+                Array::new(t, shape, aside).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            // SAFETY: `o` is a live object, borrowed for the call.
+            let array = unsafe { Bound::from_borrowed_ptr(py, o.cast()) }
+                .cast_into::<PyUntypedArray>()?
+                .unbind();
+            let out = Out {
+                array,
+                dtype: d,
+                overlaps: false,
+                policy,
+            };
+            return deliver(py, Some(out), None, aside).map(Some);
+        }
         Some(_) => return Ok(None),
         None => empty(py, t, dims)?.into_any(),
     };
-    let len = x.len();
     // SAFETY: `result` is `out` (the caller's contract) or the new array of `len` elements of
     // `t` just made, which only this call holds; the pass writes every element.
     let mut o = unsafe {

@@ -256,8 +256,27 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
         (DType::Int { .. } | DType::Bool, DType::Bool) => {
             conv!([U8, U16, U32, U64] -> [U8], |x| x != 0)
         }
+        // Between integers of at most 32 bits, in 32-bit lanes (the compiler widens a u64
+        // intermediate to 64-bit lanes: int8 → int16 ran at 0.59 of NumPy's cast).
+        (
+            DType::Int {
+                bits: 8 | 16 | 32, ..
+            },
+            DType::Int { .. },
+        ) if signed_from && w <= 32 => {
+            conv!([U8, U16, U32] -> [U8, U16, U32], |x| (x.sext() as u32 & mask32) as u64)
+        }
         (DType::Int { .. }, DType::Int { .. }) if signed_from => {
             conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.sext() as u64 & mask)
+        }
+        (
+            DType::Int {
+                bits: 8 | 16 | 32, ..
+            }
+            | DType::Bool,
+            DType::Int { .. },
+        ) if w <= 32 => {
+            conv!([U8, U16, U32] -> [U8, U16, U32], |x| (x.bits() as u32 & mask32) as u64)
         }
         (DType::Int { .. } | DType::Bool, DType::Int { .. }) => {
             conv!([U8, U16, U32, U64] -> [U8, U16, U32, U64], |x| x.bits() & mask)
