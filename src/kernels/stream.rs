@@ -38,8 +38,10 @@ pub fn stream_min_bytes() -> usize {
 const DEFAULT_L2_CACHE: usize = 2 << 20;
 
 /// A fused elementwise pass runs on the rayon pool when its inputs and output take at least
-/// this many bytes together (and it has a few chunks): a core's L2 (sysfs), clamped to
-/// 512 KiB–4 MiB, read once per process. Below it the data sits in the calling core's L2, and
+/// this many bytes together (and it has a few chunks) and the pool has more than two threads
+/// or the output is streamed; with two threads (and from `PAIR_MIN_BYTES`, 256 KiB) the
+/// calling thread and one helper take it (`parallel::Split::Pair`). A core's L2 (sysfs),
+/// clamped to 512 KiB–4 MiB, read once per process. Below it the data sits in the calling core's L2, and
 /// a worker would first fetch its half from there: on this project's machine (2 MiB of L2) an
 /// int8 add of 140,000 elements took 17.4 µs on two threads, `np.add` 7.2 µs on one, and the
 /// same add on one thread 4.9 µs; an int64 add of 100,000 elements (2.4 MB) took 28 µs on two

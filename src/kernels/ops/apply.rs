@@ -80,6 +80,51 @@ pub fn apply(
     })
 }
 
+/// `astype` (as [`apply_with`] runs it, `options.dtype` the destination) of a bool array
+/// given as its bytes, NumPy's storage, which need not hold only 0 and 1 (another thread may
+/// even write them meanwhile): each byte is read as NumPy reads a bool, nonzero true, so the
+/// bytes need neither a copy nor a check ([`Array`]'s invariant is about arrays; these are
+/// bytes). `Ok(None)`, before `alloc` is called, unless the conversion is one no policy
+/// changes: to an integer of 8 to 64 bits, float32 or float64 (not to bool: NumPy copies a
+/// bool's bytes as they are, which would put patterns other than 0 and 1 into the result).
+pub fn astype_bool_bytes(
+    policy: &Generated,
+    bytes: &[u8],
+    shape: &[usize],
+    options: Options,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Option<Array>, OpError> {
+    let Some(to) = options.dtype.map(|d| policy.canonical_dtype(d)) else {
+        return Ok(None);
+    };
+    let plain = matches!(
+        to,
+        DType::Float32
+            | DType::Float64
+            | DType::Int {
+                bits: 8 | 16 | 32 | 64,
+                ..
+            }
+    );
+    if !plain || policy.canonical_dtype(DType::Bool) != DType::Bool {
+        return Ok(None);
+    }
+    if crate::kernels::array::element_count(shape) != Some(bytes.len()) {
+        return Err(input_error(format!(
+            "astype of {} bool bytes to shape {shape:?}",
+            bytes.len()
+        )));
+    }
+    policy.cast_loop(DType::Bool, to).map_err(|e| OpError {
+        kind: ErrorKind::Unsupported,
+        message: e.0,
+    })?;
+    let mut out = alloc(to, shape)?;
+    check_out(&out, to, shape)?;
+    super::astype::bool_bytes_into(bytes, &mut out);
+    Ok(Some(out))
+}
+
 /// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
 /// dtype and shape, after the operands are checked and before any work, and returns the array
 /// to fill (a view of a NumPy array's buffer, say: `Data::borrowed`). Binary ops and

@@ -63,6 +63,24 @@ pub fn astype_into(a: &Array, out: &mut Array) -> Result<(), OpError> {
     Ok(())
 }
 
+/// `astype` of bool bytes (`ops::astype_bool_bytes`) into `out` of an integer of 8 to 64
+/// bits, float32 or float64: each byte nonzero → one, else zero, in one pass that
+/// vectorises (a select per lane).
+pub(super) fn bool_bytes_into(bytes: &[u8], out: &mut Array) {
+    let one = match out.dtype {
+        DType::Float32 => u64::from(1f32.to_bits()),
+        DType::Float64 => 1f64.to_bits(),
+        _ => 1,
+    };
+    match &mut out.data {
+        Data::U8(o) => convert_chunks(bytes, o, |x| u64::from(x != 0)),
+        Data::U16(o) => convert_chunks(bytes, o, |x| u64::from(x != 0)),
+        Data::U32(o) => convert_chunks(bytes, o, |x| if x != 0 { one } else { 0 }),
+        Data::U64(o) => convert_chunks(bytes, o, |x| if x != 0 { one } else { 0 }),
+        _ => unreachable!("the storage of an integer, float32 or float64"),
+    }
+}
+
 /// Sign extension of a stored integer pattern of the storage type's full width.
 pub(super) trait Extend: crate::kernels::cast::Unit {
     fn sext(self) -> i64;
@@ -197,7 +215,7 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
         false => (0, mask as i64),
     };
     let (lo32, hi32, lo64, hi64) = (lo as f32, hi as f32, lo as f64, hi as f64);
-    let mask32 = mask as u32;
+    let (mask16, mask32) = (mask as u16, mask as u32);
     let signed_from = matches!(from, DType::Int { signed: true, .. });
     // `$conv` maps a source element `x` (of its storage type) to the destination's bits, for
     // each listed source and destination storage.
@@ -256,8 +274,17 @@ pub(super) fn as_conversions(a: &Array, out: &mut Array) {
         (DType::Int { .. } | DType::Bool, DType::Bool) => {
             conv!([U8, U16, U32, U64] -> [U8], |x| x != 0)
         }
+        // Between integers of at most 16 bits, in 16-bit lanes: one sign- or zero-extending
+        // load and one store a vector (through 32-bit lanes int8 → int16 narrowed every
+        // vector back with `vpmovdw`: 0.71 of NumPy's cast at 1e5).
+        (DType::Int { bits: 8 | 16, .. }, DType::Int { .. }) if signed_from && w <= 16 => {
+            conv!([U8, U16] -> [U8, U16], |x| (x.sext() as u16 & mask16) as u64)
+        }
+        (DType::Int { bits: 8 | 16, .. } | DType::Bool, DType::Int { .. }) if w <= 16 => {
+            conv!([U8, U16] -> [U8, U16], |x| (x.bits() as u16 & mask16) as u64)
+        }
         // Between integers of at most 32 bits, in 32-bit lanes (the compiler widens a u64
-        // intermediate to 64-bit lanes: int8 → int16 ran at 0.59 of NumPy's cast).
+        // intermediate to 64-bit lanes: int8 → int16 ran so at 0.59 of NumPy's cast).
         (
             DType::Int {
                 bits: 8 | 16 | 32, ..

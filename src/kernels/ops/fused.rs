@@ -23,8 +23,9 @@ use super::input::Input;
 use super::lanes::{canon32, canon64, canonical_nan_codes, f32_lanes_round_correctly, holds};
 use super::vocab::{CHUNK, Op};
 
-/// `f` over equal-length chunks of the output and the two inputs, on the rayon pool for large
-/// arrays; `f` is told whether the whole output is large enough to bypass the cache. An input
+/// `f` over equal-length chunks of the output and the two inputs, split across threads from
+/// 256 KiB (the caller and one helper, `parallel::Split::Pair`; the rayon pool from
+/// `parallel_min_bytes` with more than two threads or a streamed output); `f` is told whether the whole output is large enough to bypass the cache. An input
 /// of one element against a longer output (a broadcast scalar) is read as a tile of up to
 /// [`TILE`] copies of it, made here: `f` then runs on tile-sized pieces, each reading the tile
 /// from its start. (`fused_go` reads such an input as its value and never gets here with one.)

@@ -37,7 +37,9 @@ mod unary;
 pub(crate) mod vocab;
 mod xla;
 
-pub use self::apply::{ArrayPlan, Elementwise, Options, apply, apply_with, parse_op};
+pub use self::apply::{
+    ArrayPlan, Elementwise, Options, apply, apply_with, astype_bool_bytes, parse_op,
+};
 pub use self::astype::{astype, astype_into};
 pub use self::binary::{binary, binary_into};
 pub use self::nary::{clip, select};
@@ -625,6 +627,66 @@ mod tests {
             );
         }
         true
+    }
+
+    /// `astype_bool_bytes` reads every byte as NumPy reads a bool (nonzero true: NumPy's
+    /// `frombuffer(bytes(range(256)), bool).astype(t)` is 0 then 255 ones) and equals
+    /// `apply_with` on the checked bool array of those truths, under every shipped policy and
+    /// for every plain destination; other destinations are `None`, with `alloc` not called.
+    #[test]
+    fn bool_bytes_convert_as_numpy_reads_them() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let truths: Vec<[u64; 2]> = bytes.iter().map(|&b| [u64::from(b != 0), 0]).collect();
+        let checked = Array::from_bits(DType::Bool, vec![256], &truths).unwrap();
+        for name in [
+            "numpy",
+            "torch",
+            "torch-float64",
+            "jax",
+            "jax-x32",
+            "tensorflow",
+            "array-api",
+        ] {
+            let policy = crate::kernels::policy(name).unwrap();
+            for to in ["int8", "uint16", "int32", "uint64", "float32", "float64"] {
+                let to = DType::named(to).unwrap();
+                let options = Options {
+                    dtype: Some(to),
+                    ..Options::default()
+                };
+                let zeros = |t: DType, s: &[usize]| Ok(Array::zeros(t, s.to_vec())?);
+                let fast = astype_bool_bytes(policy, &bytes, &[256], options, zeros).unwrap();
+                let args = [Arg::Array(checked.clone())];
+                let general = apply(policy, OpId::ASTYPE, &args, options).unwrap();
+                assert_eq!(fast, Some(general), "{name} bool -> {}", to.name());
+            }
+            for to in [
+                "bool",
+                "float16",
+                "bfloat16",
+                "int4",
+                "complex64",
+                "float8_e4m3fn",
+            ] {
+                let options = Options {
+                    dtype: DType::named(to),
+                    ..Options::default()
+                };
+                let never = |_: DType, _: &[usize]| -> Result<Array, OpError> {
+                    panic!("alloc called for bool -> {to}")
+                };
+                let r = astype_bool_bytes(policy, &bytes, &[256], options, never);
+                assert_eq!(r, Ok(None), "{name} bool -> {to}");
+            }
+        }
+        let options = Options {
+            dtype: Some(DType::Float32),
+            ..Options::default()
+        };
+        let zeros = |t: DType, s: &[usize]| Ok(Array::zeros(t, s.to_vec())?);
+        let policy = crate::kernels::policy("numpy").unwrap();
+        let short = astype_bool_bytes(policy, &bytes, &[255], options, zeros);
+        assert_eq!(short.unwrap_err().kind, ErrorKind::Input);
     }
 
     /// Every fast astype (the caster's kernels, `as` conversions, pattern tables) gives the
