@@ -26,6 +26,53 @@ use crate::KernelError;
 /// back costs more than the loop (NumPy's ufuncs keep it for small loops too).
 const DETACH_ELEMENTS: usize = 1 << 14;
 
+/// Storage for a result computed aside (for an `out=` of another dtype, or one sharing memory
+/// with an operand): one buffer per thread, reused call after call, so such a call neither
+/// allocates nor zeroes nor faults in pages (a fresh zeroed temporary took a third of
+/// `add(int8, int8, out=int16)`'s time at 1e5 elements). Kept while at most [`SCRATCH_KEPT`]
+/// bytes (a result of 1e6 float64s: with 4 MiB, `subtract(float64, float64, out=float32)` at
+/// 1e6 faulted its temporary's pages in every call, 0.90 of NumPy); a larger one is freed
+/// after its call.
+struct Scratch(Vec<u64>);
+const SCRATCH_KEPT: usize = 8 << 20;
+thread_local! {
+    static SCRATCH: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Scratch {
+    /// This thread's buffer (an empty one while another `Scratch` of this thread holds it).
+    fn take() -> Scratch {
+        Scratch(SCRATCH.try_with(std::cell::Cell::take).unwrap_or_default())
+    }
+
+    /// A writable view of `len` elements of `unit` over the buffer (grown, zeroed, where it
+    /// is too small; else holding what an earlier call left): `None` if memory for it cannot be
+    /// had.
+    ///
+    /// # Safety
+    /// The view must be dropped before `self` is used again or dropped, and its old patterns
+    /// must not be read as a dtype's values ([`Array::output`]'s contract).
+    unsafe fn data(&mut self, unit: typejoin::Unit, len: usize) -> Option<Data> {
+        let words = len.checked_mul(unit.bytes())?.div_ceil(8);
+        if self.0.len() < words {
+            self.0.try_reserve_exact(words - self.0.len()).ok()?;
+            self.0.resize(words, 0);
+        }
+        // SAFETY: `words` initialised u64s, aligned for every unit (at most 8-byte aligned),
+        // hold `len` elements of `unit`; the caller keeps `self` untouched while the view lives.
+        Some(unsafe { Data::borrowed(unit, self.0.as_mut_ptr().cast::<u8>(), len, true) })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.0.len() * 8 <= SCRATCH_KEPT {
+            let kept = std::mem::take(&mut self.0);
+            let _ = SCRATCH.try_with(|s| s.set(kept));
+        }
+    }
+}
+
 /// Dtype descriptors seen in operands, with their typejoin dtype (`None`: none matches). Each
 /// entry holds a reference to its descriptor, so the address it is found by cannot be reused
 /// by another object while the entry lives. At most [`DESCRIPTORS_KEPT`] entries.
@@ -299,10 +346,15 @@ fn out_casts(py: Python<'_>, policy: &'static Generated, from: DType, to: DType)
 
 /// The result storage `apply_with` asks for: a view of `out`, or of a new NumPy array (put in
 /// `made`), or, when `out` overlaps an operand, an owned array copied into `out` afterwards.
-fn allocate(
+///
+/// # Safety
+/// An array over `scratch` may be returned: it must be dropped before `scratch` is used again
+/// or dropped.
+unsafe fn allocate(
     py: Python<'_>,
     out: Option<&Out>,
     made: &mut Option<Py<PyAny>>,
+    scratch: &mut Scratch,
     t: DType,
     shape: &[usize],
 ) -> Result<Array, OpError> {
@@ -324,7 +376,17 @@ fn allocate(
             )));
         }
         if o.overlaps || casts {
-            return Ok(Array::zeros(t, shape)?);
+            let n = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+            // SAFETY: the caller's contract; the view is the result storage `apply_with`
+            // writes every element of before it reads one (`Array::output`).
+            return match n.and_then(|n| unsafe { scratch.data(t.unit(), n) }) {
+                Some(data) => unsafe { Array::output(t, Shape::from_slice(shape), data) }
+                    .map_err(|e| input(e.to_string())),
+                None => Err(OpError {
+                    kind: ErrorKind::Memory,
+                    message: format!("cannot allocate a {} result of shape {shape:?}", t.name()),
+                }),
+            };
         }
         // SAFETY: `out` is alive for the call, checked writeable, aligned, C-contiguous and of
         // dtype `t`, and shares no memory with an operand: the caller gave it to be written.
@@ -464,54 +526,126 @@ fn run<'py>(
     out: Option<&Bound<'py, PyAny>>,
     options: ops::Options,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if op == OpId::ASTYPE
+        && let Some(r) = astype_bool_bytes(py, args, generated, out, options)?
+    {
+        return Ok(r);
+    }
     let mut keep = Vec::with_capacity(args.len());
     let args: Vec<Arg> = args
         .iter()
         .map(|x| operand(&x, &mut keep))
         .collect::<PyResult<_>>()?;
-    let out = match out {
-        None => None,
-        Some(o) => {
-            let bad = || {
-                PyValueError::new_err(
-                    "out= must be a writeable, aligned, C-contiguous NumPy array in native byte \
-                     order",
-                )
-            };
-            let a = o.cast::<PyUntypedArray>().map_err(|_| bad())?;
-            let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE;
-            if flags(a) & want != want || a.dtype().is_native_byteorder() == Some(false) {
-                return Err(bad());
-            }
-            let dtype = dtype_of(&a.dtype())?;
-            let (lo, hi) = span(a, dtype);
-            Some(Out {
-                array: a.clone().unbind(),
-                dtype,
-                overlaps: keep.iter().any(|(_, (s, e))| *s < hi && lo < *e),
-                policy: generated,
-            })
-        }
-    };
-    let mut made = None;
+    let out = out
+        .map(|o| out_arg(o, generated, keep.iter().map(|(_, r)| *r)))
+        .transpose()?;
+    let (mut made, mut scratch) = (None, Scratch::take());
     let big = args
         .iter()
         .any(|a| matches!(a, Arg::Array(a) if a.len() >= DETACH_ELEMENTS));
+    // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
+    // consumed by `deliver`), and `scratch` is not used again.
     let result = if big {
         // The kernel runs without the GIL; allocating the result takes it back for a moment.
         py.detach(|| {
             dispatch(generated, op, &args, options, |t, shape| {
-                Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
+                Python::attach(|py| unsafe {
+                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
+                })
             })
         })
     } else {
-        dispatch(generated, op, &args, options, |t, shape| {
-            allocate(py, out.as_ref(), &mut made, t, shape)
+        dispatch(generated, op, &args, options, |t, shape| unsafe {
+            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
         })
     }
     .map_err(|e| kernel_error(py, e))?;
     drop(args); // the operands' views end here
     deliver(py, out, made, result)
+}
+
+/// The caller's `out=` of a call under `policy` whose operands' buffers take the byte ranges
+/// `operands`.
+fn out_arg(
+    o: &Bound<'_, PyAny>,
+    policy: &'static Generated,
+    mut operands: impl Iterator<Item = (usize, usize)>,
+) -> PyResult<Out> {
+    let bad = || {
+        PyValueError::new_err(
+            "out= must be a writeable, aligned, C-contiguous NumPy array in native byte order",
+        )
+    };
+    let a = o.cast::<PyUntypedArray>().map_err(|_| bad())?;
+    let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE;
+    if flags(a) & want != want || a.dtype().is_native_byteorder() == Some(false) {
+        return Err(bad());
+    }
+    let dtype = dtype_of(&a.dtype())?;
+    let (lo, hi) = span(a, dtype);
+    Ok(Out {
+        array: a.clone().unbind(),
+        dtype,
+        overlaps: operands.any(|(s, e)| s < hi && lo < e),
+        policy,
+    })
+}
+
+/// `astype` of one C-contiguous bool ndarray whose bytes are read in place
+/// (`ops::astype_bool_bytes`: any byte a value, nonzero true, as NumPy reads them), not copied
+/// and checked as a bool operand is for the other ops (`view`); `None` where that path does
+/// not take the call (another operand, layout or destination), and nothing was computed.
+fn astype_bool_bytes<'py>(
+    py: Python<'py>,
+    args: &Bound<'py, PyTuple>,
+    policy: &'static Generated,
+    out: Option<&Bound<'py, PyAny>>,
+    options: ops::Options,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if args.len() != 1 {
+        return Ok(None);
+    }
+    let x = args.get_item(0)?;
+    let Ok(a) = x.cast::<PyUntypedArray>() else {
+        return Ok(None);
+    };
+    if flags(a) & NPY_ARRAY_C_CONTIGUOUS == 0 || dtype_of(&a.dtype()).ok() != Some(DType::Bool) {
+        return Ok(None);
+    }
+    let len = a.len();
+    let bytes: &[u8] = if len == 0 {
+        &[]
+    } else {
+        // SAFETY: a live, C-contiguous ndarray of `len` one-byte elements, alive (held by
+        // `args`) for the call and only read here; another thread's write into it meanwhile is
+        // only a value, as every byte is one.
+        unsafe { std::slice::from_raw_parts((*a.as_array_ptr()).data.cast::<u8>(), len) }
+    };
+    let range = span(a, DType::Bool);
+    let out = out
+        .map(|o| out_arg(o, policy, std::iter::once(range)))
+        .transpose()?;
+    let shape = a.shape();
+    let (mut made, mut scratch) = (None, Scratch::take());
+    // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
+    // consumed by `deliver`), and `scratch` is not used again.
+    let result = if len >= DETACH_ELEMENTS {
+        py.detach(|| {
+            ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| {
+                Python::attach(|py| unsafe {
+                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
+                })
+            })
+        })
+    } else {
+        ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| unsafe {
+            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
+        })
+    };
+    match result.map_err(|e| kernel_error(py, e))? {
+        None => Ok(None),
+        Some(result) => deliver(py, out, made, result).map(Some),
+    }
 }
 
 /// What a call returns once its kernel has run: `out` (the result cast into it when it is of
@@ -540,8 +674,14 @@ fn deliver<'py>(
                         message: "astype asked for two results".into(),
                     })
                 };
-                ops::apply_with(o.policy, OpId::ASTYPE, &[Arg::Array(result)], options, cast)
-                    .map_err(|e| kernel_error(py, e))?;
+                let big = result.len() >= DETACH_ELEMENTS;
+                let args = [Arg::Array(result)];
+                let done = if big {
+                    py.detach(|| ops::apply_with(o.policy, OpId::ASTYPE, &args, options, cast))
+                } else {
+                    ops::apply_with(o.policy, OpId::ASTYPE, &args, options, cast)
+                };
+                done.map_err(|e| kernel_error(py, e))?;
             } else if o.overlaps {
                 // Computed aside: copied into `out` now that no operand is read any more.
                 // SAFETY: `out` is the caller's to write, and no view of an operand is alive.
@@ -571,6 +711,7 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
         return Ok(f.bind(py).clone());
     }
     let params: &'static [&'static str] = match id.info().arity {
+        _ if id == OpId::ASTYPE => &["x", "dtype"],
         Arity::Unary => &["x"],
         Arity::Binary => &["x", "y"],
         _ => {
@@ -582,10 +723,18 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
     };
     let list = params.join(", ");
     let name = id.name();
-    let doc = format!(
-        "{name}({list}, *, policy='numpy', out=None)\n--\n\n``{name}({list})`` under \
-         ``policy`` (the runner's op ``{name}``)."
-    );
+    let doc = if id == OpId::ASTYPE {
+        "astype(x, dtype, *, policy='numpy', out=None)\n--\n\n``x`` converted to ``dtype`` \
+         (a dtype, a type, or a string as ``np.dtype`` reads it: ``\"i8\"`` is int64; typejoin's \
+         names such as ``\"int4\"`` besides): the policy's conversion, bit-exact, correctly \
+         rounded."
+            .to_string()
+    } else {
+        format!(
+            "{name}({list}, *, policy='numpy', out=None)\n--\n\n``{name}({list})`` under \
+             ``policy`` (the runner's op ``{name}``)."
+        )
+    };
     let leak = |s: String| -> PyResult<&'static std::ffi::CStr> {
         let c = std::ffi::CString::new(s).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Box::leak(c.into_boxed_c_str()))
@@ -631,6 +780,9 @@ unsafe fn fastcall_body<'py>(
     // SAFETY: `place` is the int `kernel` made the function with.
     let place = unsafe { Bound::from_borrowed_ptr(py, place) }.extract::<usize>()?;
     let op = OpId::at(place);
+    if op == OpId::ASTYPE {
+        return astype_call(py, args);
+    }
     let raw = args.all;
     // Two arrays, and maybe `out=` (the only keyword then).
     let out = match (&args.names, raw) {
@@ -652,6 +804,304 @@ unsafe fn fastcall_body<'py>(
     kernel_call(py, op, params, &tuple, kwargs.as_ref())
 }
 
+/// A call of `astype(x, dtype, *, policy="numpy", out=None)`: a generated policy's name (or
+/// none) runs here, on the operand read in place; any other `policy=`, and an `out=` of a dtype
+/// the policy's rule does not cast into, take `typejoin.reference._native_call`.
+fn astype_call<'py>(
+    py: Python<'py>,
+    args: &vectorcall::Arguments<'_, 'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    const PARAMS: [&str; 4] = ["x", "dtype", "policy", "out"];
+    let type_error = pyo3::exceptions::PyTypeError::new_err;
+    if args.positional > 2 {
+        return Err(type_error(format!(
+            "astype() takes 2 positional arguments but {} were given",
+            args.positional
+        )));
+    }
+    let mut given: [Option<Bound<'py, PyAny>>; 4] = [None, None, None, None];
+    for (k, slot) in given.iter_mut().enumerate().take(args.positional) {
+        *slot = Some(args.get(py, k));
+    }
+    if let Some(names) = &args.names {
+        for (k, name) in names.iter().enumerate() {
+            let name = name.cast_into::<PyString>()?;
+            let name = name.to_str()?;
+            let Some(at) = PARAMS.iter().position(|p| *p == name) else {
+                return Err(type_error(format!(
+                    "astype() got an unexpected keyword argument '{name}'"
+                )));
+            };
+            if given[at].is_some() {
+                return Err(type_error(format!(
+                    "astype() got multiple values for argument '{name}'"
+                )));
+            }
+            given[at] = Some(args.get(py, args.positional + k));
+        }
+    }
+    let [x, dtype, policy, out] = given;
+    let (Some(x), Some(dtype)) = (x, dtype) else {
+        return Err(type_error(
+            "astype() missing a required argument: 'x' and 'dtype' are required".to_string(),
+        ));
+    };
+    let out = out.filter(|o| !o.is_none());
+    let to = astype_target(py, &dtype)?;
+    let generated = match &policy {
+        None => Some(default_policy(py)?),
+        Some(p) => p
+            .cast::<PyString>()
+            .ok()
+            .and_then(|s| typejoin::policy(s.to_str().ok()?).ok()),
+    };
+    if let Some(generated) = generated
+        && let Some(r) = astype_lane(py, generated, &x, out.as_ref(), to)?
+    {
+        return Ok(r);
+    }
+    let operands = PyTuple::new(py, [&x])?;
+    if let Some(generated) = generated {
+        let options = ops::Options {
+            dtype: Some(to),
+            ..ops::Options::default()
+        };
+        match run(
+            py,
+            OpId::ASTYPE,
+            &operands,
+            generated,
+            out.as_ref(),
+            options,
+        ) {
+            Err(e) if out.is_some() && is_out_mismatch(py, &e) => {}
+            r => return r,
+        }
+    }
+    // A policy only Python resolves, or an `out=` for Python's error.
+    static FALLBACK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let fallback = FALLBACK.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py
+            .import("typejoin.reference")?
+            .getattr("_native_call")?
+            .unbind())
+    })?;
+    let policy = match policy {
+        Some(p) => p,
+        None => PyString::new(py, "numpy").into_any(),
+    };
+    fallback
+        .bind(py)
+        .call1(("astype", operands, policy, out, to.name()))
+}
+
+/// The typejoin dtype `astype`'s `dtype` argument names: a NumPy (or ml_dtypes) dtype, a type
+/// (`np.float32`, `float`, `ml_dtypes.bfloat16`), or a string as `np.dtype` reads it (`"i8"`
+/// is int64, `"<f4"` float32, `"float"` float64), else as typejoin names it (`"int4"`,
+/// `"float8_e4m3fn"`: `typejoin._numpy_name`). A string's answer is kept for the process.
+fn astype_target(py: Python<'_>, d: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if let Ok(descr) = d.cast::<PyArrayDescr>() {
+        return dtype_of(&native_order(descr.clone())?);
+    }
+    if let Ok(s) = d.cast::<PyString>() {
+        // Each string kept (so its address is not reused while kept): found by address first
+        // (a literal `"int16"` is one object from call to call), then by its text.
+        static NAMED: Mutex<Vec<(Py<PyString>, DType)>> = Mutex::new(Vec::new());
+        const NAMES_KEPT: usize = 256;
+        {
+            let named = lock(&NAMED);
+            let by_address = named.iter().find(|(n, _)| n.as_ptr() == s.as_ptr());
+            if let Some((_, t)) = by_address {
+                return Ok(*t);
+            }
+            let text = s.to_str()?;
+            let by_text = named
+                .iter()
+                .find(|(n, _)| n.bind(py).to_str().ok() == Some(text));
+            if let Some((_, t)) = by_text {
+                return Ok(*t);
+            }
+        }
+        let s = s.to_str()?;
+        static NUMPY_NAME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let numpy_name = NUMPY_NAME.get_or_try_init(py, || -> PyResult<_> {
+            Ok(py.import("typejoin")?.getattr("_numpy_name")?.unbind())
+        })?;
+        let name = numpy_name.bind(py).call1((s,))?;
+        let t = dtype_named(name.cast::<PyString>()?.to_str()?)?;
+        let mut named = lock(&NAMED);
+        if named.len() < NAMES_KEPT {
+            named.push((d.cast::<PyString>()?.clone().unbind(), t));
+        }
+        return Ok(t);
+    }
+    // A type or any other dtype-like: as `np.dtype(d)` reads it.
+    dtype_of(&native_order(PyArrayDescr::new(py, d)?)?)
+}
+
+/// `d` in native byte order (`>f4` read as float32, as `astype` gives a native result).
+fn native_order(d: Bound<'_, PyArrayDescr>) -> PyResult<Bound<'_, PyArrayDescr>> {
+    match d.is_native_byteorder() {
+        Some(false) => Ok(d.call_method1("newbyteorder", ("=",))?.cast_into()?),
+        _ => Ok(d),
+    }
+}
+
+/// The typejoin dtype of an ndarray of one of NumPy's own type numbers in native byte order,
+/// as met before (`BUILTIN`); `None` otherwise.
+///
+/// # Safety
+/// `a` is a live ndarray.
+unsafe fn builtin_dtype(a: *mut numpy::npyffi::PyArrayObject) -> Option<DType> {
+    use std::sync::atomic::Ordering::Relaxed;
+    // SAFETY: the caller's contract: `descr` is the array's live descriptor.
+    let d = unsafe { &*(*a).descr };
+    let native = matches!(d.byteorder as u8, b'=' | b'|')
+        || (cfg!(target_endian = "little") && d.byteorder as u8 == b'<');
+    let num = usize::try_from(d.type_num)
+        .ok()
+        .filter(|&n| n < BUILTIN_TYPES && native)?;
+    match BUILTIN[num].load(Relaxed) {
+        NONE_YET | NO_DTYPE => None,
+        id => DType::from_id(usize::from(id)),
+    }
+}
+
+/// `astype(x, to)` under `policy` where `x` is a NumPy array (the `ndarray` type itself) of
+/// fewer than [`DETACH_ELEMENTS`] elements, C-contiguous, aligned, in native byte order and of
+/// one of NumPy's dtypes whose every pattern is a value, and `out` is none or such an array of
+/// its shape, writeable, of the result's dtype, sharing no memory with it: read straight from
+/// their structs, as [`fast_lane`] reads a binary op's. `None` for anything else (nothing
+/// computed), which `run` takes; the result is the one it computes.
+fn astype_lane<'py>(
+    py: Python<'py>,
+    policy: &'static Generated,
+    x: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    to: DType,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
+    // SAFETY: NumPy's C API as rust-numpy imports it.
+    let ndarray = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
+    // SAFETY: a live object's type.
+    let is_array = |o: &Bound<'_, PyAny>| unsafe { pyo3::ffi::Py_TYPE(o.as_ptr()) == ndarray };
+    if !is_array(x) || out.is_some_and(|o| !is_array(o)) {
+        return Ok(None);
+    }
+    let to = policy.canonical_dtype(to);
+    let full = |t: DType| t.pattern_bits() == 8 * t.unit().bytes() as u32 || t.is_complex();
+    let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    let xa = x.as_ptr().cast::<PyArrayObject>();
+    // SAFETY: `x` is an ndarray (its exact type was checked): these are its struct's fields,
+    // and `dimensions` holds `nd` sizes.
+    let (tx, dims) = unsafe {
+        let Some(tx) = builtin_dtype(xa)
+            .filter(|&t| (full(t) || t == DType::Bool) && (*xa).flags & want == want)
+        else {
+            return Ok(None);
+        };
+        let nd = usize::try_from((*xa).nd).unwrap_or(0);
+        let dims: &[npyffi::npy_intp] = match nd {
+            0 => &[],
+            _ => std::slice::from_raw_parts((*xa).dimensions, nd),
+        };
+        (tx, dims)
+    };
+    let len = dims.iter().map(|&d| d as usize).product::<usize>();
+    if len >= DETACH_ELEMENTS {
+        return Ok(None);
+    }
+    let (x_lo, x_hi) = {
+        // SAFETY: a live ndarray's data pointer.
+        let start = unsafe { (*xa).data } as usize;
+        (start, start + len * tx.unit().bytes())
+    };
+    let oa = match out {
+        None => None,
+        Some(o) => {
+            let oa = o.as_ptr().cast::<PyArrayObject>();
+            // SAFETY: `o` is an ndarray, as `x` above.
+            let fits = unsafe {
+                let nd = usize::try_from((*oa).nd).unwrap_or(0);
+                let same_dims = match nd {
+                    0 => dims.is_empty(),
+                    _ => std::slice::from_raw_parts((*oa).dimensions, nd) == dims,
+                };
+                let start = (*oa).data as usize;
+                let end = start + len * to.unit().bytes();
+                same_dims
+                    && (*oa).flags & (want | NPY_ARRAY_WRITEABLE) == want | NPY_ARRAY_WRITEABLE
+                    && builtin_dtype(oa) == Some(to)
+                    && !(start < x_hi && x_lo < end)
+            };
+            if !fits {
+                return Ok(None);
+            }
+            Some(oa)
+        }
+    };
+    let shape: Shape = dims.iter().map(|&d| d as usize).collect();
+    let mut made = None;
+    let alloc = |t: DType, _: &[usize]| -> Result<Array, OpError> {
+        let input = |message: String| OpError {
+            kind: ErrorKind::Input,
+            message,
+        };
+        let target = match oa {
+            Some(_) if t != to => {
+                return Err(input(format!(
+                    "astype allocated {}, not {}",
+                    t.name(),
+                    to.name()
+                )));
+            }
+            // SAFETY: `out` is alive for the call, writeable, aligned, C-contiguous, of `x`'s
+            // shape and of dtype `t` (checked above), sharing no memory with `x`; the caller
+            // gave it to be written.
+            Some(oa) => unsafe { Bound::from_borrowed_ptr(py, oa.cast()) },
+            None => {
+                let a = empty(py, t, dims).map_err(|e| input(e.to_string()))?;
+                made = Some(a.clone());
+                a.into_any()
+            }
+        };
+        let a = target
+            .cast_into::<PyUntypedArray>()
+            .map_err(|e| input(e.to_string()))?;
+        // SAFETY: as above, or a new array only this call holds.
+        unsafe { view(&a, t, true) }.map_err(|e| input(e.to_string()))
+    };
+    let options = ops::Options {
+        dtype: Some(to),
+        ..ops::Options::default()
+    };
+    if tx == DType::Bool {
+        // SAFETY: `len` bytes of a live, C-contiguous array, only read (as in
+        // `astype_bool_bytes`: any byte is a value, so a racing write is only one).
+        let bytes: &[u8] = match len {
+            0 => &[],
+            _ => unsafe { std::slice::from_raw_parts((*xa).data.cast::<u8>().cast_const(), len) },
+        };
+        let done = ops::astype_bool_bytes(policy, bytes, &shape, options, alloc)
+            .map_err(|e| kernel_error(py, e))?;
+        if done.is_none() {
+            return Ok(None);
+        }
+    } else {
+        // SAFETY: a C-contiguous, aligned buffer of `len` elements of `tx` (read from the
+        // array's own descriptor), alive while `x` is, only read.
+        let data = unsafe { Data::borrowed(tx.unit(), (*xa).data.cast::<u8>(), len, false) };
+        let xv = Array::new(tx, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        ops::apply_with(policy, OpId::ASTYPE, &[Arg::Array(xv)], options, alloc)
+            .map_err(|e| kernel_error(py, e))?;
+    }
+    Ok(Some(match (made, out) {
+        (Some(a), _) => a.into_any(),
+        (None, Some(o)) => o.clone(),
+        (None, None) => return Err(PyValueError::new_err("astype returned no result")),
+    }))
+}
+
 /// `op(x, y)` (into `out`, when given) under the default policy (`numpy`) where `x` and `y`
 /// are NumPy arrays (the `ndarray` type itself) of one shape of at least one dimension,
 /// C-contiguous, aligned and in native byte order, of NumPy's own dtypes whose every pattern
@@ -670,7 +1120,6 @@ unsafe fn fast_lane<'py>(
     out: Option<*mut pyo3::ffi::PyObject>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
-    use std::sync::atomic::Ordering::Relaxed;
     // SAFETY: NumPy's C API as rust-numpy imports it.
     let ndarray = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
     // SAFETY: `x`, `y` and `out` are live objects.
@@ -703,18 +1152,7 @@ unsafe fn fast_lane<'py>(
         {
             return Ok(None);
         }
-        let dtype = |a: *mut PyArrayObject| {
-            let d = (*a).descr;
-            let native = matches!((*d).byteorder as u8, b'=' | b'|')
-                || (cfg!(target_endian = "little") && (*d).byteorder as u8 == b'<');
-            let num = usize::try_from((*d).type_num)
-                .ok()
-                .filter(|&n| n < BUILTIN_TYPES && native)?;
-            match BUILTIN[num].load(Relaxed) {
-                NONE_YET | NO_DTYPE => None,
-                id => DType::from_id(usize::from(id)),
-            }
-        };
+        let dtype = |a: *mut PyArrayObject| builtin_dtype(a);
         (n, dims, (dtype(xa), dtype(ya), oa.map(dtype)))
     };
     let (Some(tx), Some(ty)) = (dtype.0, dtype.1) else {
@@ -797,17 +1235,21 @@ unsafe fn fast_lane<'py>(
             policy,
         }),
     };
-    let mut made = None;
+    let (mut made, mut scratch) = (None, Scratch::take());
     let options = ops::Options::default();
+    // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
+    // consumed by `deliver`), and `scratch` is not used again.
     let result = if len >= DETACH_ELEMENTS {
         py.detach(|| {
             plan.apply_with(&args, options, |t, shape| {
-                Python::attach(|py| allocate(py, out.as_ref(), &mut made, t, shape))
+                Python::attach(|py| unsafe {
+                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
+                })
             })
         })
     } else {
-        plan.apply_with(&args, options, |t, shape| {
-            allocate(py, out.as_ref(), &mut made, t, shape)
+        plan.apply_with(&args, options, |t, shape| unsafe {
+            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
         })
     };
     drop(args);
@@ -844,8 +1286,17 @@ unsafe fn elementwise<'py>(
         // SAFETY: `o` is a live object, borrowed for the call.
         Some((o, d)) if d == t => unsafe { Bound::from_borrowed_ptr(py, o.cast()) },
         // Another dtype the policy's rule casts into: the pass aside, then the cast.
-        Some((o, d)) if out_casts(py, policy, t, d)? => {
-            let mut aside = Data::zeros(t.unit(), len);
+        // (An error asking the rule: `None`, and `kernel_call`'s path raises the library's.)
+        Some((o, d)) if out_casts(py, policy, t, d).unwrap_or(false) => {
+            let mut scratch = Scratch::take();
+            // SAFETY: `aside` is declared after `scratch`, so it is dropped first (or consumed
+            // by `deliver`), and `scratch` is not used again; the pass writes every element.
+            let Some(mut aside) = (unsafe { scratch.data(t.unit(), len) }) else {
+                return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                    "cannot allocate a {} result of {len} elements",
+                    t.name()
+                )));
+            };
             let done = if len >= DETACH_ELEMENTS {
                 py.detach(|| e.run(x, y, &mut aside))
             } else {
@@ -853,8 +1304,9 @@ unsafe fn elementwise<'py>(
             };
             done.map_err(|e| kernel_error(py, e))?;
             let shape: Shape = dims.iter().map(|&d| d as usize).collect();
-            let aside =
-                Array::new(t, shape, aside).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            // SAFETY: the pass wrote every element, a pattern of `t` each.
+            let aside = unsafe { Array::output(t, shape, aside) }
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
             // SAFETY: `o` is a live object, borrowed for the call.
             let array = unsafe { Bound::from_borrowed_ptr(py, o.cast()) }
                 .cast_into::<PyUntypedArray>()?

@@ -417,7 +417,8 @@ def test_out_of_another_dtype_is_written_as_numpy_writes_it(n):
              ("multiply", "int16", "int16", "float32"), ("less", "int32", "int32", "int32"),
              ("subtract", "float64", "float64", "float32"), ("maximum", "uint8", "int8", "int64"),
              ("add", "int32", "float32", "float32"), ("equal", "float32", "float32", "uint8"),
-             ("add", "int64", "int64", "int8"), ("true_divide", "int16", "int16", "float16")]
+             ("add", "int64", "int64", "int8"), ("true_divide", "int16", "int16", "float16"),
+             ("add", "float16", "float16", "float32"), ("multiply", "float16", "float16", "float64")]
     for op, l, r, o in cases:
         a, b = operand(l), operand(r)
         want, got = np.empty(n, o), np.empty(n, o)
@@ -431,6 +432,64 @@ def test_out_of_another_dtype_is_written_as_numpy_writes_it(n):
         assert got.tobytes() == want.tobytes(), (op, l, "scalar", o)
     with pytest.raises(TypeError, match="Cannot cast"):
         ref.add(operand("float32"), operand("float32"), out=np.empty(n, np.int32))
+
+
+def test_astype_reads_dtype_as_numpy_does():
+    """``astype`` is native (a ``builtin_function_or_method``, as the ops are) and reads its
+    ``dtype`` as ``np.dtype`` does (``"i8"`` is int64, ``"u2"`` uint16, ``"e"`` float16,
+    ``">f4"`` a native float32), typejoin's names besides (``"int4"``); its keywords and errors
+    are a Python function's."""
+    import ml_dtypes
+
+    x = np.array([-3.7, 0.5, 2.5, 300.0])
+    assert type(ref.astype).__name__ == "builtin_function_or_method"
+    for d, want in [("i8", np.int64), ("u2", np.uint16), ("f4", np.float32), ("<f4", np.float32),
+                    (">f4", np.float32), ("e", np.float16), ("?", np.bool_), ("float", np.float64),
+                    (int, np.int64), (np.int16, np.int16), (np.dtype(">i4"), np.int32),
+                    (ml_dtypes.bfloat16, ml_dtypes.bfloat16), ("bfloat16", ml_dtypes.bfloat16),
+                    ("int4", ml_dtypes.int4)]:
+        got = ref.astype(x, d)
+        assert got.dtype == np.dtype(want), d
+        if want is not ml_dtypes.int4:
+            with np.errstate(all="ignore"):
+                assert got.tobytes() == x.astype(want).tobytes(), d
+    assert ref.astype(x=x, dtype="i1").tolist() == [-3, 0, 2, 44]
+    assert ref.astype(x, dtype="i1", policy="torch").dtype == np.int8
+    assert ref.astype(x, "int8", policy=typejoin.policy("numpy")).tolist() == [-3, 0, 2, 44]
+    o = np.empty(4, np.int16)
+    assert ref.astype(x, "i1", out=o) is o and o.tolist() == [-3, 0, 2, 44]
+    with pytest.raises(TypeError, match="Cannot cast"):
+        ref.astype(x, "i1", out=np.empty(4, bool))
+    with pytest.raises(TypeError, match="required"):
+        ref.astype(x)
+    with pytest.raises(TypeError, match="2 positional"):
+        ref.astype(x, "i1", "numpy")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtyp'"):
+        ref.astype(x, dtyp="i1")
+    with pytest.raises(TypeError, match="multiple values for argument 'dtype'"):
+        ref.astype(x, "i1", dtype="i2")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        ref.astype(x, "nope")
+
+
+@pytest.mark.parametrize("n", [256, 100_000])
+def test_astype_from_bool_reads_every_byte_as_numpy_does(n):
+    """A bool array's bytes are read in place by ``astype`` to an integer or float32/float64:
+    a byte other than 0 and 1 (``np.frombuffer(..., bool)``) is true, as NumPy reads it, where
+    the other ops refuse such a pattern (``view``'s check); to other dtypes the check stays."""
+    raw = np.frombuffer(bytes(range(256)) * (n // 256 + 1), np.uint8)[:n]
+    b = raw.view(np.bool_)
+    for t in ["int8", "uint8", "int16", "uint32", "int64", "float32", "float64"]:
+        want = b.astype(t)
+        assert ref.astype(b, t).tobytes() == want.tobytes(), t
+        o = np.empty(n, t)
+        assert ref.astype(b, t, out=o) is o and o.tobytes() == want.tobytes(), t
+    same = raw.copy().view(np.bool_)
+    assert ref.astype(same, "int8", out=same.view(np.int8)).tobytes() == b.astype("i1").tobytes()
+    with pytest.raises(ValueError, match="does not fit bool"):
+        ref.astype(b, "float16")
+    valid = (raw % 2).view(np.bool_)
+    assert ref.astype(valid, "float16").tobytes() == valid.astype(np.float16).tobytes()
 
 
 @pytest.mark.parametrize("cases,expected,policy", SETS)

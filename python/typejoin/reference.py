@@ -33,7 +33,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _is_weak, _native
+from . import _is_weak, _native, _numpy_name
 from ._native import KernelError
 
 __all__ = ["call", "dtype_of"]
@@ -197,13 +197,9 @@ def call(op: str, *args: Any, policy: Any = "numpy", out: Optional[np.ndarray] =
     written in place (an ``out`` sharing memory with an operand is computed aside, then copied
     in). Do not write an operand from another thread during a call (as with NumPy's ufuncs).
     """
-    to = None if dtype is None else (dtype if isinstance(dtype, str) else np.dtype(dtype).name)
+    to = None if dtype is None else (_numpy_name(dtype) if isinstance(dtype, str)
+                                     else np.dtype(dtype).name)
     return _native_call(op, args, policy, out, to, axis)
-
-
-def astype(x: Any, dtype: Any, *, policy: Any = "numpy", out: Optional[np.ndarray] = None):
-    """``x`` converted to ``dtype``: NumPy's/ml_dtypes' conversion, correctly rounded."""
-    return call("astype", x, policy=policy, out=out, dtype=dtype)
 
 
 def clip(x: Any, lo: Any = None, hi: Any = None, *, policy: Any = "numpy",
@@ -268,4 +264,7 @@ for _name, _arity in _native.kernel_ops():
     if _arity in ("binary", "unary"):
         globals()[_name] = _native.kernel(_name)
         __all__.append(_name)
+# `astype(x, dtype, *, policy="numpy", out=None)`: native as the ops are (`dtype` as
+# `np.dtype` reads it, typejoin's names besides).
+astype = _native.kernel("astype")
 __all__ += ["astype", "clip", "where", "sum"]
