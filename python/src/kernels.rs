@@ -860,39 +860,13 @@ fn astype_call<'py>(
     {
         return Ok(r);
     }
-    let operands = PyTuple::new(py, [&x])?;
-    if let Some(generated) = generated {
-        let options = ops::Options {
-            dtype: Some(to),
-            ..ops::Options::default()
-        };
-        match run(
-            py,
-            OpId::ASTYPE,
-            &operands,
-            generated,
-            out.as_ref(),
-            options,
-        ) {
-            Err(e) if out.is_some() && is_out_mismatch(py, &e) => {}
-            r => return r,
-        }
-    }
-    // A policy only Python resolves, or an `out=` for Python's error.
-    static FALLBACK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let fallback = FALLBACK.get_or_try_init(py, || -> PyResult<_> {
-        Ok(py
-            .import("typejoin.reference")?
-            .getattr("_native_call")?
-            .unbind())
-    })?;
-    let policy = match policy {
-        Some(p) => p,
-        None => PyString::new(py, "numpy").into_any(),
+    let options = ops::Options {
+        dtype: Some(to),
+        ..ops::Options::default()
     };
-    fallback
-        .bind(py)
-        .call1(("astype", operands, policy, out, to.name()))
+    let operands = PyTuple::new(py, [&x])?;
+    let call = (OpId::ASTYPE, &operands, options);
+    run_or_fallback(py, call, generated, policy, out)
 }
 
 /// The typejoin dtype `astype`'s `dtype` argument names: a NumPy (or ml_dtypes) dtype, a type
@@ -1438,20 +1412,27 @@ fn kernel_call<'py>(
             .ok()
             .and_then(|s| typejoin::policy(s.to_str().ok()?).ok()),
     };
+    let call = (op, &operands, ops::Options::default());
+    run_or_fallback(py, call, generated, policy, out)
+}
+
+/// `op` on `operands` with `options`: natively ([`run`]) under `generated`, the policy's
+/// generated form; through `typejoin.reference._native_call` for a `policy` only Python
+/// resolves (`generated` is `None`: a `Policy`, a `Table`, a file) and for an `out=` of a dtype
+/// the policy's rule does not cast into (for the library's error).
+fn run_or_fallback<'py>(
+    py: Python<'py>,
+    (op, operands, options): (OpId, &Bound<'py, PyTuple>, ops::Options),
+    generated: Option<&'static Generated>,
+    policy: Option<Bound<'py, PyAny>>,
+    out: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     if let Some(generated) = generated {
-        match run(
-            py,
-            op,
-            &operands,
-            generated,
-            out.as_ref(),
-            ops::Options::default(),
-        ) {
+        match run(py, op, operands, generated, out.as_ref(), options) {
             Err(e) if out.is_some() && is_out_mismatch(py, &e) => {}
             r => return r,
         }
     }
-    // A policy only Python resolves, or a result cast into `out=`.
     static FALLBACK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let fallback = FALLBACK.get_or_try_init(py, || -> PyResult<_> {
         Ok(py
@@ -1463,7 +1444,10 @@ fn kernel_call<'py>(
         Some(p) => p,
         None => PyString::new(py, "numpy").into_any(),
     };
-    fallback.bind(py).call1((name, operands, policy, out))
+    let dtype = options.dtype.map(DType::name);
+    fallback
+        .bind(py)
+        .call1((op.name(), operands, policy, out, dtype))
 }
 
 /// The error of an `out=` whose dtype or shape is not the result's ([`allocate`]).
