@@ -75,7 +75,11 @@ pub(super) fn bool_bytes_into(bytes: &[u8], out: &mut Array) {
     match &mut out.data {
         Data::U8(o) => convert_chunks(bytes, o, |x| u64::from(x != 0)),
         Data::U16(o) => convert_chunks(bytes, o, |x| u64::from(x != 0)),
-        Data::U32(o) => convert_chunks(bytes, o, |x| if x != 0 { one } else { 0 }),
+        // The select in 32 bits (in u64 the compiler widened every lane to 64 bits).
+        Data::U32(o) => {
+            let one = one as u32;
+            convert_chunks(bytes, o, move |x| u64::from(u32::from(x != 0) * one))
+        }
         Data::U64(o) => convert_chunks(bytes, o, |x| if x != 0 { one } else { 0 }),
         _ => unreachable!("the storage of an integer, float32 or float64"),
     }
