@@ -11,12 +11,17 @@
    over random placements of the arrays in memory (`--sizes` runs this part alone);
 5. the NumPy ufunc ÷ `reference.<op>` for arithmetic, max/min, comparisons and bitwise ops on
    integer and float dtypes, and mixed pairs, at n = 1e3, 1e5 and 1e6, new results and `out=`, over
-   random placements (`--ops` runs this part alone).
+   random placements (`--ops` runs this part alone);
+6. casts: the ufunc into an `out=` of another dtype (`np.add(a, b, out=o)`, cast by NumPy's
+   `same_kind` rule) ÷ `reference.<op>(a, b, out=o)`, and `astype`: `a.astype(d)` and
+   `np.copyto(o, a, casting="unsafe")` ÷ `reference.astype(a, d)` and `(…, out=o)`, at n = 1e3,
+   1e5 and 1e6 over random placements (`--casts` runs this part alone).
 
 Best of --runs, each side in turn, --rounds rounds. OpenBLAS's idle threads are kept off the
 cores (NumPy's add does not use them). Needs the package installed (`pip install ./python`)
 and a release build of the CLI for 1 (`cargo build --release`).
-Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes] [--ops]   (from the crate root)
+Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes] [--ops] [--casts]
+(from the crate root)
 """
 import os
 
@@ -215,6 +220,72 @@ def ops_table(rounds=5, placements=3):
     return "\n".join(lines)
 
 
+# Part 6: ufuncs into an `out=` of another dtype (op, lhs, rhs, out) …
+CAST_OUTS = [
+    ("add", "int8", "int8", "int16"), ("add", "float32", "float32", "float64"),
+    ("multiply", "int16", "int16", "int64"), ("less", "int32", "int32", "int32"),
+    ("add", "float16", "float16", "float32"), ("subtract", "float64", "float64", "float32"),
+]
+# … and `astype` (from, to).
+ASTYPES = [
+    ("bool", "int8"), ("bool", "float32"), ("int8", "int16"), ("int32", "float64"),
+    ("float64", "float32"), ("float32", "float16"), ("float16", "float32"), ("int64", "int32"),
+]
+
+
+def casts_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
+    """Part 6: yields (n, what, case, new, out), `new` and `out` each the geometric mean,
+    least and greatest ratio (NumPy ÷ typejoin) over `placements` random placements, each the
+    best of `rounds` alternating rounds; `new` is None for a ufunc into `out=`."""
+    rng = np.random.default_rng(6)
+
+    def summary(rs):
+        return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
+
+    def timed(sides, number):
+        t = {k: float("inf") for k in sides}
+        for _ in range(rounds):
+            for k, h in sides.items():
+                t[k] = min(t[k], timeit.timeit(h, number=number) / number)
+        return t
+
+    for n in sizes:
+        number = max(20, 2_000_000 // n)
+        for op, lhs, rhs, to in CAST_OUTS:
+            f, g = getattr(np, op), getattr(ref, op)
+            per = []
+            for _ in range(placements):
+                a, b, out = placed(n, rng, (lhs, rhs, to))
+                t = timed({"ref": lambda: g(a, b, out=out), "np": lambda: f(a, b, out=out)},
+                          number)
+                per.append(t["np"] / t["ref"])
+            yield n, "out=", f"{op}({lhs}, {rhs}) → {to}", None, summary(per)
+        for src, to in ASTYPES:
+            per = []
+            for _ in range(placements):
+                a, _, out = placed(n, rng, ("float64" if src == "bool" else src, src, to))
+                if src == "bool":
+                    a = a < 0
+                t = timed({"ref": lambda: ref.astype(a, to), "np": lambda: a.astype(to),
+                           "ref_out": lambda: ref.astype(a, to, out=out),
+                           "np_out": lambda: np.copyto(out, a, casting="unsafe")}, number)
+                per.append((t["np"] / t["ref"], t["np_out"] / t["ref_out"]))
+            yield (n, "astype", f"{src} → {to}", summary([p[0] for p in per]),
+                   summary([p[1] for p in per]))
+
+
+def casts_table(rounds=5, placements=3):
+    lines = [f"Casts: NumPy ÷ typejoin, geometric mean over {placements} random placements "
+             "(least–greatest); above 1, typejoin is faster. `out=`: the ufunc into an array of "
+             "another dtype; astype: `a.astype(d)` (new) and `np.copyto(o, a, "
+             "casting=\"unsafe\")` (`out=`) against `reference.astype`.", "",
+             "| n | call | case | new result | `out=` |", "|---|---|---|---|---|"]
+    cell = lambda r: "—" if r is None else f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"  # noqa: E731
+    for n, what, case, new, out in casts_ratios(rounds, placements):
+        lines.append(f"| 1e{len(str(n)) - 1} | {what} | {case} | {cell(new)} | {cell(out)} |")
+    return "\n".join(lines)
+
+
 def markdown(rounds=3, runs=10):
     """The docs tables (scripts/bench)."""
     m = measure(rounds, runs)
@@ -241,7 +312,7 @@ def markdown(rounds=3, runs=10):
                      f"{r['np_new'] / r['new']:.1f}× | {r['np_out'] * 1e3:.1f} ms | "
                      f"{r['out'] * 1e3:.2f} ms | {r['np_out'] / r['out']:.1f}× |")
     lines += ["", "`np.add` ÷ `reference.add`, float32 + float32 (above 1: typejoin is faster):",
-              "", sizes_table(), "", ops_table()]
+              "", sizes_table(), "", ops_table(), "", casts_table()]
     return "\n".join(lines)
 
 
@@ -254,8 +325,12 @@ def main():
                     help="only the NumPy ufunc ÷ reference.<op> by op, dtypes and size")
     ap.add_argument("--placements", type=int, default=None,
                     help="random placements of the arrays per case (--sizes: 8, --ops: 3)")
+    ap.add_argument("--casts", action="store_true",
+                    help="only casts: ufuncs into an out= of another dtype, and astype")
     args = ap.parse_args()
-    if args.sizes:
+    if args.casts:
+        print(casts_table(placements=args.placements or 3))
+    elif args.sizes:
         print(sizes_table(placements=args.placements or 8))
     elif args.ops:
         print(ops_table(placements=args.placements or 3))
