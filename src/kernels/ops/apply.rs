@@ -11,7 +11,7 @@ use super::plan::{Decided, decide, planned};
 use super::reduce::sum_within;
 use super::scalar::Conversion;
 use super::shape::check_out;
-use super::unary::unary;
+use super::unary::unary_with;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
 use crate::kernels::array::{Array, Data, Shape};
 use crate::numeric::dtype::DType;
@@ -127,8 +127,9 @@ pub fn astype_bool_bytes(
 
 /// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
 /// dtype and shape, after the operands are checked and before any work, and returns the array
-/// to fill (a view of a NumPy array's buffer, say: `Data::borrowed`). Binary ops and
-/// `astype` compute straight into it; the other ops compute, then copy into it. An `Err` from
+/// to fill (a view of a NumPy array's buffer, say: `Data::borrowed`). Binary ops,
+/// `astype` and the unary ops on integers of 8 to 64 bits, float32 and float64 compute straight
+/// into it; the other ops compute, then copy into it. An `Err` from
 /// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
 /// `s / t`, `t.reciprocal() * s`: `binary::rewrite`) computes its first step before `alloc`.
 pub fn apply_with(
@@ -209,9 +210,10 @@ pub fn apply_with(
         }
         return Ok(out);
     }
-    let r = if let Some(u) = UnaryOp::of_id(op) {
-        unary(policy, u, array_arg(args, 0, name)?)?
-    } else if op == OpId::CLIP || op == OpId::WHERE {
+    if let Some(u) = UnaryOp::of_id(op) {
+        return unary_with(policy, u, array_arg(args, 0, name)?, alloc);
+    }
+    let r = if op == OpId::CLIP || op == OpId::WHERE {
         let [a, b, c] = args else {
             let names = if op == OpId::CLIP {
                 "x, lo, hi"

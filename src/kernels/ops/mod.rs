@@ -217,6 +217,85 @@ mod tests {
         assert_eq!(sum(jax(), &a, Some(2)).unwrap_err().kind, ErrorKind::Input);
     }
 
+    /// Integer sums are taken from the operand's storage, wrapping: in int64 from int8 (with
+    /// signs), in uint64 from uint64 (wrapping past 2^64: 2^64 − 1 + 2 + 2^64 − 2 is 2^64 − 1), along either axis and over an empty
+    /// one; the sums NumPy gives (`np.sum`).
+    #[test]
+    fn integer_sums_wrap_in_the_accumulator_from_the_storage() {
+        let numpy = crate::kernels::policy("numpy").unwrap();
+        let int = |name: &str, shape: Vec<usize>, v: &[u64]| {
+            let bits: Vec<[u64; 2]> = v.iter().map(|&b| [b, 0]).collect();
+            Array::from_bits(DType::named(name).unwrap(), shape, &bits).unwrap()
+        };
+        let sums = |a: &Array, axis| {
+            let s = sum(numpy, a, axis).unwrap();
+            (
+                s.dtype.name(),
+                s.shape.to_vec(),
+                s.bits().iter().map(|b| b[0]).collect::<Vec<_>>(),
+            )
+        };
+        // [[-128, -128, 127], [-1, 5, 0]] in int8.
+        let a = int("int8", vec![2, 3], &[0x80, 0x80, 0x7f, 0xff, 5, 0]);
+        assert_eq!(sums(&a, None), ("int64", vec![], vec![(-125i64) as u64]));
+        let by_column = [-129i64, -123, 127].map(|x| x as u64).to_vec();
+        assert_eq!(sums(&a, Some(0)), ("int64", vec![3], by_column));
+        let by_row = [-129i64, 4].map(|x| x as u64).to_vec();
+        assert_eq!(sums(&a, Some(1)), ("int64", vec![2], by_row));
+        let big = int("uint64", vec![3], &[u64::MAX, 2, u64::MAX - 1]);
+        assert_eq!(sums(&big, None), ("uint64", vec![], vec![u64::MAX]));
+        // A bool array counts its true elements, in int64.
+        let b = int("bool", vec![4], &[1, 0, 1, 1]);
+        assert_eq!(sums(&b, None), ("int64", vec![], vec![3]));
+        let empty = int("int16", vec![2, 0], &[]);
+        assert_eq!(sums(&empty, Some(1)), ("int64", vec![2], vec![0, 0]));
+        assert_eq!(sums(&empty, Some(0)), ("int64", vec![0], vec![]));
+    }
+
+    /// `negative` and `absolute` of the dtypes computed in one pass into the caller's storage:
+    /// integers wrap (int8's −128 is its own negation and absolute value; uint8's negation is
+    /// 256 − x), floats flip or clear the sign (±0, ±∞) and a NaN is the canonical one.
+    #[test]
+    fn unary_ops_wrap_integers_and_flip_float_signs() {
+        let numpy = crate::kernels::policy("numpy").unwrap();
+        let run = |op, name: &str, v: &[u64]| {
+            let bits: Vec<[u64; 2]> = v.iter().map(|&b| [b, 0]).collect();
+            let a = Array::from_bits(DType::named(name).unwrap(), vec![v.len()], &bits).unwrap();
+            let r = unary(numpy, op, &a).unwrap();
+            assert_eq!(r.dtype.name(), name);
+            r.bits().iter().map(|b| b[0]).collect::<Vec<_>>()
+        };
+        let i8s = [0x80, 0xff, 0, 0x7f, 0x81];
+        assert_eq!(
+            run(UnaryOp::Negative, "int8", &i8s),
+            [0x80, 1, 0, 0x81, 0x7f]
+        );
+        assert_eq!(
+            run(UnaryOp::Absolute, "int8", &i8s),
+            [0x80, 1, 0, 0x7f, 0x7f]
+        );
+        assert_eq!(run(UnaryOp::Negative, "uint8", &[0, 1, 255]), [0, 255, 1]);
+        assert_eq!(
+            run(UnaryOp::Absolute, "uint16", &[0, 1, 65535]),
+            [0, 1, 65535]
+        );
+        let min64 = 1u64 << 63;
+        assert_eq!(
+            run(UnaryOp::Absolute, "int64", &[min64, u64::MAX]),
+            [min64, 1]
+        );
+        let f = [0.0f32, -0.0, 1.5, f32::NEG_INFINITY, -f32::NAN].map(|x| u64::from(x.to_bits()));
+        let neg = [-0.0f32, 0.0, -1.5, f32::INFINITY].map(|x| u64::from(x.to_bits()));
+        assert_eq!(run(UnaryOp::Negative, "float32", &f)[..4], neg);
+        assert_eq!(run(UnaryOp::Negative, "float32", &f)[4], u64::from(F32_NAN));
+        let abs = [0.0f32, 0.0, 1.5, f32::INFINITY].map(|x| u64::from(x.to_bits()));
+        assert_eq!(run(UnaryOp::Absolute, "float32", &f)[..4], abs);
+        let d = [-2.5f64, -0.0, -f64::NAN].map(f64::to_bits);
+        let r = run(UnaryOp::Absolute, "float64", &d);
+        assert_eq!(r[..2], [2.5f64.to_bits(), 0]);
+        assert!(f64::from_bits(r[2]).is_nan() && r[2] >> 63 == 0);
+    }
+
     /// Every fused fast path gives the general chunked path's bits, on arrays large enough for
     /// each (pair tables start at 65536 elements), over random patterns (NaN, ±∞, subnormals).
     #[test]

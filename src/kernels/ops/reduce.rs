@@ -146,7 +146,14 @@ pub(super) fn sum_within(
             );
         }
     };
-    let conv = try_astype(a, acc)?;
+    if let Some(bits) = int_sums(a, acc, (outer, len, inner))? {
+        return Ok(Array::from_bits(acc, shape, &bits).expect("shape"));
+    }
+    let conv = match a.dtype == acc {
+        true => std::borrow::Cow::Borrowed(a),
+        false => std::borrow::Cow::Owned(try_astype(a, acc)?),
+    };
+    let conv = conv.as_ref();
     if policy.semantics.sum_order != SumOrder::Exact {
         // A library's order holds at once each result in its accumulators and in bits, and
         // the operand in its accumulator type: what does not fit is a `memory` error here,
@@ -156,11 +163,11 @@ pub(super) fn sum_within(
     }
     let ordered = match policy.semantics.sum_order {
         SumOrder::Exact => None,
-        SumOrder::NumPy => sum_order::numpy(&conv, outer, len, inner),
-        SumOrder::Torch => sum_order::torch(&conv, outer, len, inner),
+        SumOrder::NumPy => sum_order::numpy(conv, outer, len, inner),
+        SumOrder::Torch => sum_order::torch(conv, outer, len, inner),
         SumOrder::Eigen => {
             let flush = policy.semantics.subnormals == Subnormals::Flush;
-            sum_order::eigen_sums(&conv, outer, len, inner, flush)
+            sum_order::eigen_sums(conv, outer, len, inner, flush)
         }
         SumOrder::Xla | SumOrder::XlaAvx512 | SumOrder::XlaAvx2 => {
             let cpu = match policy.semantics.sum_order {
@@ -170,7 +177,7 @@ pub(super) fn sum_within(
             };
             let flush = policy.semantics.subnormals == Subnormals::Flush;
             let full = axis.is_none().then_some(&a.shape[..]);
-            sum_order::xla_sums(&conv, (outer, len, inner), full, (cpu, flush))
+            sum_order::xla_sums(conv, (outer, len, inner), full, (cpu, flush))
         }
     };
     if let Some(bits) = ordered {
@@ -191,7 +198,7 @@ pub(super) fn sum_within(
                 }
                 DType::Complex64 | DType::Complex128 | DType::Complex32 | DType::BComplex32 => {
                     let f = acc.float_format().expect("parts");
-                    let parts: Vec<(f64, f64)> = idx.map(|j| complex_at(&conv, j, acc)).collect();
+                    let parts: Vec<(f64, f64)> = idx.map(|j| complex_at(conv, j, acc)).collect();
                     [
                         round_sum(&f, parts.iter().map(|p| p.0)),
                         round_sum(&f, parts.iter().map(|p| p.1)),
@@ -208,4 +215,65 @@ pub(super) fn sum_within(
         }
     }
     Ok(Array::from_bits(acc, shape, &bits).expect("shape"))
+}
+
+/// The sums of an integer (8 to 64 bits) or bool array `a` of shape `[outer, len, inner]` in an
+/// integer accumulator `acc`, straight from `a`'s storage: each element's value (sign- or
+/// zero-extended) added with wrapping in 64 bits, the sum then wrapped into `acc`'s width.
+/// That is the sum of the elements converted to `acc` (a wrapping conversion) added with
+/// wrapping in `acc`, in any order (addition modulo 2^w is associative and commutative, and
+/// narrowing modulo 2^w keeps it). `None` for any other pair.
+fn int_sums(
+    a: &Array,
+    acc: DType,
+    (outer, len, inner): (usize, usize, usize),
+) -> Result<Option<Vec<[u64; 2]>>, OpError> {
+    use crate::kernels::array::Data;
+    let DType::Int { bits: w, .. } = acc else {
+        return Ok(None);
+    };
+    let signed = match a.dtype {
+        DType::Bool => false,
+        DType::Int {
+            bits: 8 | 16 | 32 | 64,
+            signed,
+        } => signed,
+        _ => return Ok(None),
+    };
+    let mask = if w >= 64 { u64::MAX } else { (1 << w) - 1 };
+    let mut bits = try_vec(outer * inner)?;
+    let mut row = try_vec::<u64>(inner)?;
+    macro_rules! go {
+        ($v:expr, $s:ty) => {{
+            let ext = |x| match signed {
+                true => x as $s as i64 as u64,
+                false => x as u64,
+            };
+            for line in $v.chunks_exact((len * inner).max(1)).take(outer) {
+                if inner == 1 {
+                    let s = line.iter().fold(0u64, |s, &x| s.wrapping_add(ext(x)));
+                    bits.push([s & mask, 0]);
+                    continue;
+                }
+                row.clear();
+                row.resize(inner, 0);
+                for k in line.chunks_exact(inner) {
+                    for (s, &x) in row.iter_mut().zip(k) {
+                        *s = s.wrapping_add(ext(x));
+                    }
+                }
+                bits.extend(row.iter().map(|&s| [s & mask, 0]));
+            }
+        }};
+    }
+    match &a.data {
+        Data::U8(v) => go!(v, i8),
+        Data::U16(v) => go!(v, i16),
+        Data::U32(v) => go!(v, i32),
+        Data::U64(v) => go!(v, i64),
+        _ => return Ok(None),
+    }
+    // An empty summed axis (`len` 0): every sum is zero.
+    bits.resize(outer * inner, [0, 0]);
+    Ok(Some(bits))
 }

@@ -8,42 +8,65 @@
 
 use super::complex::complex_at;
 use super::lanes::{raw, value_of};
-use crate::kernels::array::Array;
+use crate::kernels::array::{Array, Data};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, Value};
 use std::ops::Add;
 
-/// The float types NumPy's loops add in.
-trait Float: Copy + Add<Output = Self> {
+/// The float types NumPy's loops add in, and their bits.
+trait Float: Copy + Add<Output = Self> + Send {
+    type Bits: Copy + Sync;
     const NEG_ZERO: Self;
+    fn from_bits(b: Self::Bits) -> Self;
 }
 impl Float for f32 {
+    type Bits = u32;
     const NEG_ZERO: f32 = -0.0;
+    #[inline(always)]
+    fn from_bits(b: u32) -> f32 {
+        f32::from_bits(b)
+    }
 }
 impl Float for f64 {
+    type Bits = u64;
     const NEG_ZERO: f64 = -0.0;
+    #[inline(always)]
+    fn from_bits(b: u64) -> f64 {
+        f64::from_bits(b)
+    }
 }
 
-/// NumPy's `pairwise_sum` of one line: fewer than 8 values one by one from −0.0, up to 128
-/// in 8 interleaved accumulators, more split in two at half rounded down to a multiple of 8.
-fn pairwise<T: Float>(v: &[T]) -> T {
+/// Lines at least this long sum their two halves on two threads: each half is summed as it
+/// would be on one, and the two added as NumPy adds them, so the result is the same.
+const PARALLEL_PAIRWISE: usize = 1 << 17;
+
+/// NumPy's `pairwise_sum` of one line (given as its bits): fewer than 8 values one by one from
+/// −0.0, up to 128 in 8 interleaved accumulators, more split in two at half rounded down to a
+/// multiple of 8.
+fn pairwise<T: Float>(v: &[T::Bits]) -> T {
     let n = v.len();
+    let at = |j: usize| T::from_bits(v[j]);
     if n < 8 {
-        return v.iter().fold(T::NEG_ZERO, |s, &x| s + x);
+        return v.iter().fold(T::NEG_ZERO, |s, &x| s + T::from_bits(x));
     }
     if n <= 128 {
-        let mut r: [T; 8] = std::array::from_fn(|j| v[j]);
+        let mut r: [T; 8] = std::array::from_fn(at);
         let whole = n - n % 8;
         for block in v[8..whole].chunks_exact(8) {
             for (r, &x) in r.iter_mut().zip(block) {
-                *r = *r + x;
+                *r = *r + T::from_bits(x);
             }
         }
         let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        return v[whole..].iter().fold(res, |s, &x| s + x);
+        return v[whole..].iter().fold(res, |s, &x| s + T::from_bits(x));
     }
     let half = n / 2 - (n / 2) % 8;
-    pairwise(&v[..half]) + pairwise(&v[half..])
+    let (lo, hi) = v.split_at(half);
+    if n >= PARALLEL_PAIRWISE && rayon::current_num_threads() > 1 {
+        let (a, b) = rayon::join(|| pairwise::<T>(lo), || pairwise::<T>(hi));
+        return a + b;
+    }
+    pairwise::<T>(lo) + pairwise::<T>(hi)
 }
 
 /// NumPy's complex `pairwise_sum` (counting both parts, as NumPy does): fewer than 4
@@ -102,24 +125,40 @@ pub(super) fn numpy(a: &Array, outer: usize, len: usize, inner: usize) -> Option
     match d {
         DType::Float64 | DType::Float32 | DType::FLOAT16 => {
             let f = d.float_format().expect("float");
-            let wide = |j: usize| value_of(d, raw(&a.data, j)).to_f64();
+            let wide = |j: usize| match (d, &a.data) {
+                (DType::Float64, Data::U64(b)) => f64::from_bits(b[j]),
+                (DType::Float32, Data::U32(b)) => f32::from_bits(b[j]) as f64,
+                _ => value_of(d, raw(&a.data, j)).to_f64(),
+            };
+            // A line of float32 or float64 read straight from its bits (one pass that
+            // vectorises; `wide` decodes an element at a time).
+            let line = |o: usize| o * len..(o + 1) * len;
             for o in 0..outer {
                 for i in 0..inner {
-                    let s: f64 = match (d, lines) {
-                        (DType::Float64, true) => {
-                            let v: Vec<f64> = (0..len).map(|k| wide(at(o, k, i))).collect();
-                            0.0 + pairwise(&v)
+                    let s: f64 = match (d, lines, &a.data) {
+                        (DType::Float64, true, Data::U64(b)) => 0.0 + pairwise::<f64>(&b[line(o)]),
+                        (DType::Float32, true, Data::U32(b)) => {
+                            (0.0 + pairwise::<f32>(&b[line(o)])) as f64
                         }
-                        (DType::Float64, false) => (0..len).fold(0.0, |s, k| s + wide(at(o, k, i))),
+                        (DType::Float64, true, _) => {
+                            let v: Vec<u64> =
+                                (0..len).map(|k| wide(at(o, k, i)).to_bits()).collect();
+                            0.0 + pairwise::<f64>(&v)
+                        }
+                        (DType::Float64, false, _) => {
+                            (0..len).fold(0.0, |s, k| s + wide(at(o, k, i)))
+                        }
                         // float16's loop sums in float32 and rounds once.
-                        (_, true) => {
-                            let v: Vec<f32> = (0..len).map(|k| wide(at(o, k, i)) as f32).collect();
-                            (0.0 + pairwise(&v)) as f64
+                        (_, true, _) => {
+                            let v: Vec<u32> = (0..len)
+                                .map(|k| (wide(at(o, k, i)) as f32).to_bits())
+                                .collect();
+                            (0.0 + pairwise::<f32>(&v)) as f64
                         }
-                        (DType::Float32, false) => {
+                        (DType::Float32, false, _) => {
                             (0..len).fold(0.0f32, |s, k| s + wide(at(o, k, i)) as f32) as f64
                         }
-                        (_, false) => (0..len)
+                        (_, false, _) => (0..len)
                             .fold(0.0f32, |s, k| round_to(d, s + wide(at(o, k, i)) as f32))
                             as f64,
                     };
@@ -889,6 +928,47 @@ mod tests {
     fn f32s(v: &[f32]) -> Array {
         let bits: Vec<[u64; 2]> = v.iter().map(|x| [x.to_bits() as u64, 0]).collect();
         Array::from_bits(DType::Float32, vec![v.len()], &bits).unwrap()
+    }
+
+    /// A line long enough to be split over two threads sums to the bits one thread gives (the
+    /// halves are the same either way), on values whose float32 sum depends on the order.
+    #[test]
+    fn pairwise_on_two_threads_is_pairwise_on_one() {
+        let n = 3 * PARALLEL_PAIRWISE + 77;
+        // A linear congruential sequence: magnitudes from 2^-20 to 2^20, both signs.
+        let mut state = 0x2545_f491u64;
+        let v: Vec<u32> = (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let e = (state >> 33) % 41;
+                let x =
+                    ((state >> 40) as f32 / (1u64 << 24) as f32 + 1.0) * 2f32.powi(e as i32 - 20);
+                if state >> 63 == 1 { -x } else { x }.to_bits()
+            })
+            .collect();
+        let pool = |k| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(k)
+                .build()
+                .unwrap()
+        };
+        let one = pool(1).install(|| pairwise::<f32>(&v));
+        let two = pool(2).install(|| pairwise::<f32>(&v));
+        assert_eq!(one.to_bits(), two.to_bits());
+        // And it is NumPy's order, not another: the sequential sum differs on these values.
+        let sequential = v.iter().fold(-0.0f32, |s, &x| s + f32::from_bits(x));
+        assert_ne!(one.to_bits(), sequential.to_bits());
+        // The NumPy sum of the line (`np.sum` of a float32 array) goes through the same path.
+        let a = Array::from_bits(
+            DType::Float32,
+            vec![n],
+            &v.iter().map(|&b| [u64::from(b), 0]).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let s = numpy(&a, 1, n, 1).unwrap();
+        assert_eq!(s, vec![[u64::from((0.0 + one).to_bits()), 0]]);
     }
 
     fn eigen_f32(v: &[f32], flush: bool) -> u32 {

@@ -2,14 +2,16 @@
 //! (complex negation as `0 - x` under `ComplexNegative::ZeroMinus`).
 
 use super::accept::{accepts, accepts_operands, canonical_array};
+use super::astype::convert_chunks;
 use super::complex::{complex_at, half_part};
 use super::input::for_chunks;
 use super::lanes::{
     F32Store, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader, int_lane, int_loader,
     load_into, store_f64, store_int,
 };
+use super::shape::check_out;
 use super::vocab::{CHUNK, OpError, UnaryOp};
-use crate::kernels::array::Array;
+use crate::kernels::array::{Array, Data};
 use crate::numeric::dtype::DType;
 use crate::numeric::op::ComplexNegative;
 use crate::promote::Generated;
@@ -21,6 +23,21 @@ use crate::promote::Operand;
 /// `negative` or `absolute` of an array (absolute of complex is the real magnitude).
 /// `op(a)` under `policy`, whose `[ops.X] kinds` may refuse a kind the catalogue accepts.
 pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpError> {
+    unary_with(policy, op, a, |dtype, shape| {
+        Ok(Array::zeros(dtype, shape.to_vec())?)
+    })
+}
+
+/// [`unary`] into the storage `alloc` gives (called once, with the result's dtype and shape,
+/// after the operand is checked): integers of 8 to 64 bits, float32 and float64 are computed
+/// straight into it, in one pass that vectorises (in parallel chunks for large arrays); the
+/// other dtypes are computed, then copied into it.
+pub(super) fn unary_with(
+    policy: &Generated,
+    op: UnaryOp,
+    a: &Array,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
     let a = canonical_array(policy, a);
     let a = a.as_ref();
     let d = a.dtype;
@@ -30,6 +47,21 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
         UnaryOp::Absolute => d.part(),
         UnaryOp::Negative => d,
     };
+    let full_width = matches!(
+        d,
+        DType::Float32
+            | DType::Float64
+            | DType::Int {
+                bits: 8 | 16 | 32 | 64,
+                ..
+            }
+    );
+    if full_width {
+        let mut out = alloc(out_dtype, &a.shape)?;
+        check_out(&out, out_dtype, &a.shape)?;
+        one_pass(op, a, &mut out);
+        return Ok(out);
+    }
     let mut out = Array::zeros(out_dtype, a.shape.clone())?;
     match d {
         DType::Bool => out.data.assign(a.data.clone()),
@@ -114,5 +146,43 @@ pub fn unary(policy: &Generated, op: UnaryOp, a: &Array) -> Result<Array, OpErro
             out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
         }
     }
-    Ok(out)
+    let mut target = alloc(out_dtype, &a.shape)?;
+    check_out(&target, out_dtype, &a.shape)?;
+    target.data.assign(out.data);
+    Ok(target)
+}
+
+/// `negative` or `absolute` of an integer of 8 to 64 bits (wrapping: `-(-128)` is −128 in
+/// int8, as NumPy and the other libraries compute it; `absolute` of an unsigned integer is
+/// the integer), float32 or float64 (the sign flipped or cleared, a NaN the canonical one, as
+/// the chunked loop stores it) into `out` of its dtype and length.
+fn one_pass(op: UnaryOp, a: &Array, out: &mut Array) {
+    let signed = matches!(a.dtype, DType::Int { signed: true, .. });
+    let float = a.dtype.is_float();
+    macro_rules! ints {
+        ($i:expr, $o:expr, $s:ty) => {
+            match (op, signed) {
+                (UnaryOp::Negative, _) => convert_chunks($i, $o, |x| x.wrapping_neg() as u64),
+                (UnaryOp::Absolute, true) => {
+                    convert_chunks($i, $o, |x| (x as $s).wrapping_abs() as u64)
+                }
+                (UnaryOp::Absolute, false) => convert_chunks($i, $o, |x| x as u64),
+            }
+        };
+    }
+    match (&a.data, &mut out.data) {
+        (Data::U32(i), Data::U32(o)) if float => match op {
+            UnaryOp::Negative => convert_chunks(i, o, |x| canon32(-f32::from_bits(x)) as u64),
+            UnaryOp::Absolute => convert_chunks(i, o, |x| canon32(f32::from_bits(x).abs()) as u64),
+        },
+        (Data::U64(i), Data::U64(o)) if float => match op {
+            UnaryOp::Negative => convert_chunks(i, o, |x| canon64(-f64::from_bits(x))),
+            UnaryOp::Absolute => convert_chunks(i, o, |x| canon64(f64::from_bits(x).abs())),
+        },
+        (Data::U8(i), Data::U8(o)) => ints!(i, o, i8),
+        (Data::U16(i), Data::U16(o)) => ints!(i, o, i16),
+        (Data::U32(i), Data::U32(o)) => ints!(i, o, i32),
+        (Data::U64(i), Data::U64(o)) => ints!(i, o, i64),
+        _ => unreachable!("an integer of 8 to 64 bits, float32 or float64, kept by the op"),
+    }
 }
