@@ -784,6 +784,27 @@ unsafe fn fastcall_body<'py>(
         return astype_call(py, args);
     }
     let raw = args.all;
+    // One array, and maybe `out=` (the only keyword then): a unary op's lane.
+    if op.info().arity == typejoin::op::Arity::Unary {
+        let out = match (&args.names, raw) {
+            (None, [_]) => Some(None),
+            (Some(n), [_, o]) if n.len() == 1 && n.get_item(0)?.eq("out")? => Some(Some(*o)),
+            _ => None,
+        };
+        if let Some(out) = out {
+            // SAFETY: the arguments are live objects, borrowed for the call.
+            let (x, out) = unsafe {
+                (
+                    Bound::from_borrowed_ptr(py, raw[0]),
+                    out.map(|o| Bound::from_borrowed_ptr(py, o)),
+                )
+            };
+            let policy = default_policy(py)?;
+            if let Some(r) = one_array_lane(py, policy, op, &x, out.as_ref(), None)? {
+                return Ok(r);
+            }
+        }
+    }
     // Two arrays, and maybe `out=` (the only keyword then).
     let out = match (&args.names, raw) {
         (None, [_, _]) => Some(None),
@@ -856,7 +877,7 @@ fn astype_call<'py>(
             .and_then(|s| typejoin::policy(s.to_str().ok()?).ok()),
     };
     if let Some(generated) = generated
-        && let Some(r) = astype_lane(py, generated, &x, out.as_ref(), to)?
+        && let Some(r) = one_array_lane(py, generated, OpId::ASTYPE, &x, out.as_ref(), Some(to))?
     {
         return Ok(r);
     }
@@ -941,18 +962,21 @@ unsafe fn builtin_dtype(a: *mut numpy::npyffi::PyArrayObject) -> Option<DType> {
     }
 }
 
-/// `astype(x, to)` under `policy` where `x` is a NumPy array (the `ndarray` type itself) of
-/// fewer than [`DETACH_ELEMENTS`] elements, C-contiguous, aligned, in native byte order and of
-/// one of NumPy's dtypes whose every pattern is a value, and `out` is none or such an array of
-/// its shape, writeable, of the result's dtype, sharing no memory with it: read straight from
-/// their structs, as [`fast_lane`] reads a binary op's. `None` for anything else (nothing
-/// computed), which `run` takes; the result is the one it computes.
-fn astype_lane<'py>(
+/// `astype(x, to)` (`op` [`OpId::ASTYPE`], `to` given) or a unary op (`to` `None`) under
+/// `policy` where `x` is a NumPy array (the `ndarray` type itself) of fewer than
+/// [`DETACH_ELEMENTS`] elements, C-contiguous, aligned, in native byte order and of one of
+/// NumPy's dtypes whose every pattern is a value (or bool, for `astype`), and `out` is none or
+/// such an array of its shape, writeable, of the result's dtype, sharing no memory with it:
+/// read straight from their structs, as [`fast_lane`] reads a binary op's. `None` for anything
+/// else (nothing computed), which the caller's general path takes; the result is the one it
+/// computes.
+fn one_array_lane<'py>(
     py: Python<'py>,
     policy: &'static Generated,
+    op: OpId,
     x: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
-    to: DType,
+    to: Option<DType>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
     // SAFETY: NumPy's C API as rust-numpy imports it.
@@ -962,7 +986,8 @@ fn astype_lane<'py>(
     if !is_array(x) || out.is_some_and(|o| !is_array(o)) {
         return Ok(None);
     }
-    let to = policy.canonical_dtype(to);
+    let to = to.map(|t| policy.canonical_dtype(t));
+    let bool_ok = op == OpId::ASTYPE;
     let full = |t: DType| t.pattern_bits() == 8 * t.unit().bytes() as u32 || t.is_complex();
     let want = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
     let xa = x.as_ptr().cast::<PyArrayObject>();
@@ -970,7 +995,7 @@ fn astype_lane<'py>(
     // and `dimensions` holds `nd` sizes.
     let (tx, dims) = unsafe {
         let Some(tx) = builtin_dtype(xa)
-            .filter(|&t| (full(t) || t == DType::Bool) && (*xa).flags & want == want)
+            .filter(|&t| (full(t) || (bool_ok && t == DType::Bool)) && (*xa).flags & want == want)
         else {
             return Ok(None);
         };
@@ -1002,10 +1027,11 @@ fn astype_lane<'py>(
                     _ => std::slice::from_raw_parts((*oa).dimensions, nd) == dims,
                 };
                 let start = (*oa).data as usize;
-                let end = start + len * to.unit().bytes();
+                let to = builtin_dtype(oa).filter(|&t| to.is_none_or(|to| t == to));
+                let end = start + len * to.map_or(0, |t| t.unit().bytes());
                 same_dims
                     && (*oa).flags & (want | NPY_ARRAY_WRITEABLE) == want | NPY_ARRAY_WRITEABLE
-                    && builtin_dtype(oa) == Some(to)
+                    && to.is_some()
                     && !(start < x_hi && x_lo < end)
             };
             if !fits {
@@ -1022,12 +1048,9 @@ fn astype_lane<'py>(
             message,
         };
         let target = match oa {
-            Some(_) if t != to => {
-                return Err(input(format!(
-                    "astype allocated {}, not {}",
-                    t.name(),
-                    to.name()
-                )));
+            // SAFETY: `oa` is a live ndarray (checked above).
+            Some(oa) if unsafe { builtin_dtype(oa) } != Some(t) => {
+                return Err(input(format!("{OUT_MISMATCH}not {}", t.name())));
             }
             // SAFETY: `out` is alive for the call, writeable, aligned, C-contiguous, of `x`'s
             // shape and of dtype `t` (checked above), sharing no memory with `x`; the caller
@@ -1046,7 +1069,7 @@ fn astype_lane<'py>(
         unsafe { view(&a, t, true) }.map_err(|e| input(e.to_string()))
     };
     let options = ops::Options {
-        dtype: Some(to),
+        dtype: to,
         ..ops::Options::default()
     };
     if tx == DType::Bool {
@@ -1066,13 +1089,18 @@ fn astype_lane<'py>(
         // array's own descriptor), alive while `x` is, only read.
         let data = unsafe { Data::borrowed(tx.unit(), (*xa).data.cast::<u8>(), len, false) };
         let xv = Array::new(tx, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        ops::apply_with(policy, OpId::ASTYPE, &[Arg::Array(xv)], options, alloc)
-            .map_err(|e| kernel_error(py, e))?;
+        match ops::apply_with(policy, op, &[Arg::Array(xv)], options, alloc) {
+            // An `out=` of another dtype than the result's: the general path casts into it
+            // (nothing was computed: the allocation comes first).
+            Err(e) if out.is_some() && e.message.starts_with(OUT_MISMATCH) => return Ok(None),
+            Err(e) => return Err(kernel_error(py, e)),
+            Ok(_) => {}
+        }
     }
     Ok(Some(match (made, out) {
         (Some(a), _) => a.into_any(),
         (None, Some(o)) => o.clone(),
-        (None, None) => return Err(PyValueError::new_err("astype returned no result")),
+        (None, None) => return Err(PyValueError::new_err("the op returned no result")),
     }))
 }
 

@@ -309,6 +309,45 @@ def test_numpy_sums_add_in_numpys_order():
         for shape, axis in [((1000,), None), ((3, 130), 1), ((129, 2), 0), ((300, 1), 0)]:
             x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 3, shape)).astype(dtype)
             assert ref.sum(x, axis).tobytes() == np.sum(x, axis).tobytes(), (dtype, shape, axis)
+    # Lines long enough to be summed on two threads (from 2^17 elements), and integer sums
+    # (wrapping in the accumulator: int64 for int8, uint64 for uint64).
+    for dtype in (np.float32, np.float64):
+        x = (rng.standard_normal(300_001) * 10.0 ** rng.integers(-3, 3, 300_001)).astype(dtype)
+        assert ref.sum(x).tobytes() == np.sum(x).tobytes(), dtype
+    for dtype in (np.int8, np.uint8, np.int32, np.uint64, np.int64, np.bool_):
+        x = rng.integers(0, 256, (4, 1001), dtype=np.uint64) * np.uint64(2**56 + 12345)
+        x = x.astype(dtype)
+        for axis in (None, 0, 1):
+            got, want = ref.sum(x, axis), np.sum(x, axis)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dtype, axis)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 100_000])
+def test_unary_ops_are_numpys_in_every_lane(n):
+    """negative and absolute as NumPy computes them, through the native lane (a C-contiguous
+    ndarray, with or without an out= of the result's dtype), an out= of another dtype (cast by
+    same_kind), a 0-d array and a strided view (the general path)."""
+    rng = np.random.default_rng(n)
+    for dtype in ("int8", "uint8", "int16", "uint32", "int64", "float32", "float64"):
+        info = np.iinfo(dtype) if dtype[0] in "iu" else None
+        x = (rng.integers(info.min, info.max, n, endpoint=True, dtype=dtype) if info else
+             (rng.standard_normal(n) * 1e3).astype(dtype))
+        if n:
+            x[0] = info.min if info else -0.0
+        for op in ("negative", "absolute"):
+            want, ours = getattr(np, op), getattr(ref, op)
+            assert ours(x).tobytes() == want(x).tobytes(), (op, dtype)
+            out = np.empty_like(x)
+            assert ours(x, out=out) is out and out.tobytes() == want(x).tobytes(), (op, dtype)
+            wide = np.empty(n, np.float64 if info is None else np.int64 if dtype != "uint32"
+                            else np.uint64)
+            assert ours(x, out=wide).tobytes() == want(x, out=np.empty_like(wide)).tobytes()
+            assert ours(x[::2]).tobytes() == want(x[::2]).tobytes(), (op, dtype)
+            if n:
+                zero_dim = np.array(x[-1])
+                got = ours(zero_dim)
+                assert got.shape == () and got.dtype == x.dtype
+                assert got.tobytes() == want(zero_dim).tobytes()
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int4", "uint2"])
