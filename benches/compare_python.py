@@ -15,12 +15,17 @@
 6. casts: the ufunc into an `out=` of another dtype (`np.add(a, b, out=o)`, cast by NumPy's
    `same_kind` rule) ÷ `reference.<op>(a, b, out=o)`, and `astype`: `a.astype(d)` and
    `np.copyto(o, a, casting="unsafe")` ÷ `reference.astype(a, d)` and `(…, out=o)`, at n = 1e3,
-   1e5 and 1e6 over random placements (`--casts` runs this part alone).
+   1e5 and 1e6 over random placements (`--casts` runs this part alone);
+7. the other ops: `negative` and `absolute` (new and `out=`), `sum` (of the whole array and
+   along an axis), `clip` with two scalar bounds and `where`, against `np.negative`,
+   `np.absolute`, `np.sum`, `np.clip` and `np.where`, at n = 1e3, 1e5 and 1e6 over random
+   placements (`--others` runs this part alone).
 
 Best of --runs, each side in turn, --rounds rounds. OpenBLAS's idle threads are kept off the
 cores (NumPy's add does not use them). Needs the package installed (`pip install ./python`)
 and a release build of the CLI for 1 (`cargo build --release`).
 Usage: python3 benches/compare_python.py [--rounds R] [--runs K] [--sizes] [--ops] [--casts]
+       [--others]
 (from the crate root)
 """
 import os
@@ -286,6 +291,73 @@ def casts_table(rounds=5, placements=3):
     return "\n".join(lines)
 
 
+OTHERS_DTYPES = ["int8", "int32", "float32", "float64"]
+
+
+def others_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
+    """Part 7: yields (n, op, dtype, new, out), each the geometric mean, least and greatest
+    ratio (NumPy ÷ typejoin) over `placements` random placements, each the best of `rounds`
+    alternating rounds; `out` is None where the call has no `out=` measured."""
+    rng = np.random.default_rng(7)
+
+    def summary(rs):
+        return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
+
+    def timed(sides, number):
+        t = {k: float("inf") for k in sides}
+        for _ in range(rounds):
+            for k, h in sides.items():
+                t[k] = min(t[k], timeit.timeit(h, number=number) / number)
+        return t
+
+    for n in sizes:
+        number = max(20, 2_000_000 // n)
+        for dtype in OTHERS_DTYPES:
+            per = {}
+            for _ in range(placements):
+                a, b, out = placed(n, rng, (dtype, dtype, dtype))
+                cond = a > b
+                rows = a.reshape(-1, 10)
+                cases = {
+                    "negative": (lambda: np.negative(a), lambda: ref.negative(a),
+                                 lambda: np.negative(a, out=out),
+                                 lambda: ref.negative(a, out=out)),
+                    "absolute": (lambda: np.absolute(a), lambda: ref.absolute(a),
+                                 lambda: np.absolute(a, out=out),
+                                 lambda: ref.absolute(a, out=out)),
+                    "sum": (lambda: np.sum(a), lambda: ref.sum(a), None, None),
+                    "sum(axis=1) of [n/10, 10]": (lambda: np.sum(rows, 1),
+                                                  lambda: ref.sum(rows, 1), None, None),
+                    "clip(x, -1, 2)": (lambda: np.clip(a, -1, 2), lambda: ref.clip(a, -1, 2),
+                                       lambda: np.clip(a, -1, 2, out=out),
+                                       lambda: ref.clip(a, -1, 2, out=out)),
+                    "where(c, x, y)": (lambda: np.where(cond, a, b),
+                                       lambda: ref.where(cond, a, b), None, None),
+                }
+                for op, (f, g, f_out, g_out) in cases.items():
+                    sides = {"np": f, "ref": g}
+                    if f_out is not None:
+                        sides.update(np_out=f_out, ref_out=g_out)
+                    t = timed(sides, number)
+                    per.setdefault(op, []).append(
+                        (t["np"] / t["ref"],
+                         t["np_out"] / t["ref_out"] if f_out is not None else None))
+            for op, rs in per.items():
+                outs = [r[1] for r in rs]
+                yield (n, op, dtype, summary([r[0] for r in rs]),
+                       None if outs[0] is None else summary(outs))
+
+
+def others_table(rounds=5, placements=3):
+    lines = [f"Other ops: NumPy ÷ typejoin, geometric mean over {placements} random placements "
+             "(least–greatest); above 1, typejoin is faster.", "",
+             "| n | op | dtype | new result | `out=` |", "|---|---|---|---|---|"]
+    cell = lambda r: "—" if r is None else f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"  # noqa: E731
+    for n, op, dtype, new, out in others_ratios(rounds, placements):
+        lines.append(f"| 1e{len(str(n)) - 1} | {op} | {dtype} | {cell(new)} | {cell(out)} |")
+    return "\n".join(lines)
+
+
 def markdown(rounds=3, runs=10):
     """The docs tables (scripts/bench)."""
     m = measure(rounds, runs)
@@ -312,7 +384,7 @@ def markdown(rounds=3, runs=10):
                      f"{r['np_new'] / r['new']:.1f}× | {r['np_out'] * 1e3:.1f} ms | "
                      f"{r['out'] * 1e3:.2f} ms | {r['np_out'] / r['out']:.1f}× |")
     lines += ["", "`np.add` ÷ `reference.add`, float32 + float32 (above 1: typejoin is faster):",
-              "", sizes_table(), "", ops_table(), "", casts_table()]
+              "", sizes_table(), "", ops_table(), "", casts_table(), "", others_table()]
     return "\n".join(lines)
 
 
@@ -327,8 +399,12 @@ def main():
                     help="random placements of the arrays per case (--sizes: 8, --ops: 3)")
     ap.add_argument("--casts", action="store_true",
                     help="only casts: ufuncs into an out= of another dtype, and astype")
+    ap.add_argument("--others", action="store_true",
+                    help="only negative, absolute, sum, clip and where")
     args = ap.parse_args()
-    if args.casts:
+    if args.others:
+        print(others_table(placements=args.placements or 3))
+    elif args.casts:
         print(casts_table(placements=args.placements or 3))
     elif args.sizes:
         print(sizes_table(placements=args.placements or 8))
