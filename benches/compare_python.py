@@ -238,21 +238,25 @@ ASTYPES = [
 ]
 
 
+def summary(rs):
+    """The geometric mean, least and greatest of ratios."""
+    return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
+
+
+def timed(sides, number, rounds):
+    """Seconds per call of each side, the best of `rounds` rounds taken in turn."""
+    t = {k: float("inf") for k in sides}
+    for _ in range(rounds):
+        for k, h in sides.items():
+            t[k] = min(t[k], timeit.timeit(h, number=number) / number)
+    return t
+
+
 def casts_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
     """Part 6: yields (n, what, case, new, out), `new` and `out` each the geometric mean,
     least and greatest ratio (NumPy ÷ typejoin) over `placements` random placements, each the
     best of `rounds` alternating rounds; `new` is None for a ufunc into `out=`."""
     rng = np.random.default_rng(6)
-
-    def summary(rs):
-        return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
-
-    def timed(sides, number):
-        t = {k: float("inf") for k in sides}
-        for _ in range(rounds):
-            for k, h in sides.items():
-                t[k] = min(t[k], timeit.timeit(h, number=number) / number)
-        return t
 
     for n in sizes:
         number = max(20, 2_000_000 // n)
@@ -262,7 +266,7 @@ def casts_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
             for _ in range(placements):
                 a, b, out = placed(n, rng, (lhs, rhs, to))
                 t = timed({"ref": lambda: g(a, b, out=out), "np": lambda: f(a, b, out=out)},
-                          number)
+                          number, rounds)
                 per.append(t["np"] / t["ref"])
             yield n, "out=", f"{op}({lhs}, {rhs}) → {to}", None, summary(per)
         for src, to in ASTYPES:
@@ -273,7 +277,7 @@ def casts_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
                     a = a < 0
                 t = timed({"ref": lambda: ref.astype(a, to), "np": lambda: a.astype(to),
                            "ref_out": lambda: ref.astype(a, to, out=out),
-                           "np_out": lambda: np.copyto(out, a, casting="unsafe")}, number)
+                           "np_out": lambda: np.copyto(out, a, casting="unsafe")}, number, rounds)
                 per.append((t["np"] / t["ref"], t["np_out"] / t["ref_out"]))
             yield (n, "astype", f"{src} → {to}", summary([p[0] for p in per]),
                    summary([p[1] for p in per]))
@@ -299,16 +303,6 @@ def others_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
     ratio (NumPy ÷ typejoin) over `placements` random placements, each the best of `rounds`
     alternating rounds; `out` is None where the call has no `out=` measured."""
     rng = np.random.default_rng(7)
-
-    def summary(rs):
-        return (float(np.exp(np.mean(np.log(rs)))), min(rs), max(rs))
-
-    def timed(sides, number):
-        t = {k: float("inf") for k in sides}
-        for _ in range(rounds):
-            for k, h in sides.items():
-                t[k] = min(t[k], timeit.timeit(h, number=number) / number)
-        return t
 
     for n in sizes:
         number = max(20, 2_000_000 // n)
@@ -338,7 +332,7 @@ def others_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
                     sides = {"np": f, "ref": g}
                     if f_out is not None:
                         sides.update(np_out=f_out, ref_out=g_out)
-                    t = timed(sides, number)
+                    t = timed(sides, number, rounds)
                     per.setdefault(op, []).append(
                         (t["np"] / t["ref"],
                          t["np_out"] / t["ref_out"] if f_out is not None else None))
