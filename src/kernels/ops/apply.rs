@@ -6,7 +6,7 @@ use super::astype::{astype_into, c_int_astype, c10_into, through_float32};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
 use super::fused::compares_exactly;
-use super::nary::{clip_within, select_within};
+use super::nary::{clip_with, select_with};
 use super::plan::{Decided, decide, planned};
 use super::reduce::sum_within;
 use super::scalar::Conversion;
@@ -128,8 +128,10 @@ pub fn astype_bool_bytes(
 /// [`apply`] into storage the caller provides: `alloc` is called once, with the result's
 /// dtype and shape, after the operands are checked and before any work, and returns the array
 /// to fill (a view of a NumPy array's buffer, say: `Data::borrowed`). Binary ops,
-/// `astype` and the unary ops on integers of 8 to 64 bits, float32 and float64 compute straight
-/// into it; the other ops compute, then copy into it. An `Err` from
+/// `astype`, the unary ops on integers of 8 to 64 bits, float32 and float64, `clip` of such an
+/// array of the result dtype by two zero-dim bounds, and `where` of a bool condition between
+/// values of the result's dtype and shape (or zero-dim) compute straight into it; the other
+/// ops compute, then copy into it. An `Err` from
 /// `alloc` is returned as is. An op the policy's library computes as another (PyTorch's
 /// `s / t`, `t.reciprocal() * s`: `binary::rewrite`) computes its first step before `alloc`.
 pub fn apply_with(
@@ -213,7 +215,7 @@ pub fn apply_with(
     if let Some(u) = UnaryOp::of_id(op) {
         return unary_with(policy, u, array_arg(args, 0, name)?, alloc);
     }
-    let r = if op == OpId::CLIP || op == OpId::WHERE {
+    if op == OpId::CLIP || op == OpId::WHERE {
         let [a, b, c] = args else {
             let names = if op == OpId::CLIP {
                 "x, lo, hi"
@@ -226,11 +228,11 @@ pub fn apply_with(
             )));
         };
         if op == OpId::CLIP {
-            clip_within(policy, a, b, c, options.max_elements)?
-        } else {
-            select_within(policy, a, b, c, options.max_elements)?
+            return clip_with(policy, [a, b, c], options.max_elements, alloc);
         }
-    } else if op == OpId::SUM {
+        return select_with(policy, [a, b, c], options.max_elements, alloc);
+    }
+    let r = if op == OpId::SUM {
         let a = array_arg(args, 0, name)?;
         // Eigen's and XLA's orders flush each step themselves, and copy a lone summed element
         // as it is.

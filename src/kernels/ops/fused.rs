@@ -67,6 +67,19 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
             }
         }
     };
+    split_pass(out, read, store, run);
+}
+
+/// `run(start, piece)` over `out` cut into pieces, on the threads an elementwise pass that
+/// reads `read` bytes and writes `out` with `store` warrants (one piece, the whole of `out`,
+/// on this thread for a small pass): the executor choice of every fused pass.
+pub(super) fn split_pass<O: Send>(
+    out: &mut [O],
+    read: usize,
+    store: Store,
+    run: impl Fn(usize, &mut [O]) + Sync,
+) {
+    let n = out.len();
     // Threads only for a pass that fills a good part of a core's L2 (`PAIR_MIN_BYTES`; asking
     // rayon costs a lookup of its registry): the rayon pool when its data would not sit in one
     // core's L2 (`parallel_min_bytes`) and either the pool has more than two threads or the

@@ -63,7 +63,7 @@ mod tests {
     use crate::kernels::array::{Array, Data};
     use crate::numeric::dtype::DType;
     use crate::numeric::format::cast_bits;
-    use crate::numeric::op::{OpId, ScalarPrecision};
+    use crate::numeric::op::{OpId, ScalarPrecision, ZeroTies};
     use crate::promote::Generated;
 
     fn jax() -> &'static Generated {
@@ -294,6 +294,186 @@ mod tests {
         let r = run(UnaryOp::Absolute, "float64", &d);
         assert_eq!(r[..2], [2.5f64.to_bits(), 0]);
         assert!(f64::from_bits(r[2]).is_nan() && r[2] >> 63 == 0);
+    }
+
+    /// `clip` of an array of the result dtype by two zero-dim bounds (`nary::clip_pass`, one
+    /// pass) is `minimum(maximum(x, lo), hi)` computed by the two binary steps, bit for bit,
+    /// under the tie rule each policy's clip applies (`First` for NumPy's and PyTorch's loops
+    /// with scalar bounds, `Second` for the Array API's): random patterns (NaN of any sign and
+    /// payload, ±0, ±∞, the bounds themselves), bounds crossed, NaN and zeros of both signs, on
+    /// an array long enough to split over threads.
+    #[test]
+    fn clip_in_one_pass_is_maximum_then_minimum() {
+        let mut rng = crate::synth::Rng::new(42);
+        let n = (1 << 17) + 33;
+        let dtypes = [
+            "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+            "uint64",
+        ];
+        for (name, ties) in [
+            ("numpy", ZeroTies::First),
+            ("torch", ZeroTies::First),
+            ("array-api", ZeroTies::Second),
+        ] {
+            let policy = crate::kernels::policy(name).unwrap();
+            let steps = crate::promote::Generated {
+                semantics: crate::numeric::op::Semantics {
+                    zero_ties: ties,
+                    ..policy.semantics
+                },
+                ..*policy
+            };
+            for d in dtypes.map(|t| DType::named(t).unwrap()) {
+                let w = d.pattern_bits();
+                let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                let float = |x: f64| match d {
+                    DType::Float32 => u64::from((x as f32).to_bits()),
+                    _ => x.to_bits(),
+                };
+                let special: Vec<u64> = if d.is_float() {
+                    [
+                        0.0,
+                        -0.0,
+                        1.0,
+                        -1.0,
+                        f64::INFINITY,
+                        -f64::INFINITY,
+                        f64::NAN,
+                        -f64::NAN,
+                    ]
+                    .map(float)
+                    .to_vec()
+                } else {
+                    vec![0, 1, mask, mask >> 1, (mask >> 1) + 1]
+                };
+                // Zeros of both signs crossed, and (floats) a NaN bound.
+                let mut pairs: Vec<[u64; 2]> =
+                    vec![[special[0], special[1]], [special[2], special[0]]];
+                if d.is_float() {
+                    pairs.push([special[7], special[2]]);
+                }
+                for _ in 0..6 {
+                    let pick = |rng: &mut crate::synth::Rng| match rng.below(2) {
+                        0 => special[rng.below(special.len())],
+                        _ => rng.next_u64() & mask,
+                    };
+                    pairs.push([pick(&mut rng), pick(&mut rng)]);
+                }
+                for [lo, hi] in pairs {
+                    let bits: Vec<[u64; 2]> = (0..n)
+                        .map(|_| match rng.below(4) {
+                            0 => [special[rng.below(special.len())], 0],
+                            1 => [[lo, hi][rng.below(2)], 0],
+                            _ => [rng.next_u64() & mask, 0],
+                        })
+                        .collect();
+                    let x = Arg::Array(Array::from_bits(d, vec![n], &bits).unwrap());
+                    let bound =
+                        |b: u64| Arg::Array(Array::from_bits(d, vec![], &[[b, 0]]).unwrap());
+                    let (l, h) = (bound(lo), bound(hi));
+                    let once = clip(policy, &x, &l, &h).unwrap();
+                    let floor = binary(&steps, Op::Maximum, &x, &l).unwrap();
+                    let twice = binary(&steps, Op::Minimum, &Arg::Array(floor), &h).unwrap();
+                    assert_eq!(once.dtype, d);
+                    let (ob, tb) = (once.bits(), twice.bits());
+                    if let Some(i) = (0..n).find(|&i| ob[i] != tb[i]) {
+                        panic!(
+                            "{name} clip {} by {lo:x}, {hi:x}: element {i} {:x?}: one pass \
+                             {:x?}, two steps {:x?}",
+                            d.name(),
+                            bits[i],
+                            ob[i],
+                            tb[i]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `where` of a bool condition and values of the result's dtype and shape or zero-dim
+    /// (`nary::select_pass`, one pass into the result) chooses what the general path chooses
+    /// for the same truths given as uint8 (converted to bool) and each zero-dim value as a
+    /// one-element array (broadcast): over dtypes of every storage (complex too), a Python
+    /// number, and a length that splits over threads.
+    #[test]
+    fn where_in_one_pass_is_the_general_select() {
+        let mut rng = crate::synth::Rng::new(7);
+        let numpy = crate::kernels::policy("numpy").unwrap();
+        for n in [0, 1, 1000, (1 << 18) + 5] {
+            for name in [
+                "bool",
+                "int8",
+                "float16",
+                "float32",
+                "int64",
+                "complex64",
+                "complex128",
+            ] {
+                let d = DType::named(name).unwrap();
+                let w = d.pattern_bits();
+                let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                let mut random = |len: usize, shape: Vec<usize>| {
+                    let bits: Vec<[u64; 2]> = (0..len)
+                        .map(|_| {
+                            [
+                                rng.next_u64() & mask,
+                                (rng.next_u64() & mask) * u64::from(d.is_complex()),
+                            ]
+                        })
+                        .collect();
+                    Array::from_bits(d, shape, &bits).unwrap()
+                };
+                let (x, y) = (random(n, vec![n]), random(n, vec![n]));
+                let (x0, y0) = (random(1, vec![]), random(1, vec![]));
+                let truths: Vec<[u64; 2]> = (0..n).map(|_| [rng.next_u64() & 1, 0]).collect();
+                let cond = Arg::Array(Array::from_bits(DType::Bool, vec![n], &truths).unwrap());
+                let bytes = Arg::Array(
+                    Array::from_bits(DType::named("uint8").unwrap(), vec![n], &truths).unwrap(),
+                );
+                let one = |a: &Array| Arg::Array(Array::new(d, vec![1], a.data.clone()).unwrap());
+                let cases = [
+                    (
+                        Arg::Array(x.clone()),
+                        Arg::Array(y.clone()),
+                        Arg::Array(x.clone()),
+                        Arg::Array(y.clone()),
+                    ),
+                    (
+                        Arg::Array(x.clone()),
+                        Arg::Array(y0.clone()),
+                        Arg::Array(x.clone()),
+                        one(&y0),
+                    ),
+                    (
+                        Arg::Array(x0.clone()),
+                        Arg::Array(y.clone()),
+                        one(&x0),
+                        Arg::Array(y.clone()),
+                    ),
+                    (
+                        Arg::Array(x0.clone()),
+                        Arg::Array(y0.clone()),
+                        one(&x0),
+                        one(&y0),
+                    ),
+                ];
+                for (a, b, ga, gb) in cases {
+                    let once = select(numpy, &cond, &a, &b).unwrap();
+                    let general = select(numpy, &bytes, &ga, &gb).unwrap();
+                    assert_eq!(once, general, "{name}, {n} elements");
+                }
+                // A Python number beside an array of its result dtype (float: NumPy's weak
+                // scalar takes the array's dtype).
+                if d.is_float() {
+                    let half = Arg::Scalar(Scalar::Float(0.5));
+                    let once = select(numpy, &cond, &Arg::Array(x.clone()), &half).unwrap();
+                    let general = select(numpy, &bytes, &Arg::Array(x.clone()), &half).unwrap();
+                    assert_eq!(once.dtype, d);
+                    assert_eq!(once, general, "{name} and 0.5, {n} elements");
+                }
+            }
+        }
     }
 
     /// Every fused fast path gives the general chunked path's bits, on arrays large enough for

@@ -2,22 +2,26 @@
 //! converted to it once, with each library's conventions for scalar bounds and mixed operands.
 
 use super::accept::{accepts, accepts_operands, canonical_arg};
-use super::astype::astype;
+use super::astype::{astype, convert_chunks};
 use super::binary::binary_within;
 use super::flush;
+use super::fused::split_pass;
+use super::lanes::{canon32, canon64};
 use super::scalar::{Conversion, int_range, materialise, python_ints_fit, python_ints_in_range};
-use super::shape::{broadcast, expand};
+use super::shape::{broadcast, check_out, expand};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
 use std::borrow::Cow;
 
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
+use crate::kernels::stream::{Isa, Store};
 use crate::numeric::dtype::DType;
 use crate::numeric::op::ClipBounds;
 use crate::numeric::op::ClipComposition;
 use crate::numeric::op::ClipMixedBounds;
 use crate::numeric::op::OpId;
 use crate::numeric::op::PythonInt;
+use crate::numeric::op::Subnormals;
 use crate::numeric::op::WhereScalars;
 use crate::numeric::op::ZeroTies;
 use crate::promote::Generated;
@@ -96,17 +100,59 @@ fn int_fits_nary(policy: &Generated, v: i128, compute: DType, strict: bool) -> R
 /// operands as given, and the result keeps `x`'s shape. The result holds at most
 /// [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn clip(policy: &Generated, x: &Arg, lo: &Arg, hi: &Arg) -> Result<Array, OpError> {
-    clip_within(policy, x, lo, hi, DEFAULT_MAX_ELEMENTS)
+    clip_with(policy, [x, lo, hi], DEFAULT_MAX_ELEMENTS, |dtype, shape| {
+        Ok(Array::zeros(dtype, shape.to_vec())?)
+    })
 }
 
-/// [`clip`] with a result of at most `max_elements`.
-pub(super) fn clip_within(
+/// [`clip`] with a result of at most `max_elements`, into the storage `alloc` gives (called
+/// once, with the result's dtype and shape, after the operands are checked): an array of the
+/// result dtype clipped by two zero-dim bounds is one pass straight into it ([`clip_pass`]);
+/// any other clip is computed, then copied into it.
+pub(super) fn clip_with(
     policy: &Generated,
-    x: &Arg,
+    [x, lo, hi]: [&Arg; 3],
+    max_elements: usize,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    match clipped(policy, x, lo, hi, max_elements)? {
+        Clipped::Computed(r) => {
+            let mut out = alloc(r.dtype, &r.shape)?;
+            check_out(&out, r.dtype, &r.shape)?;
+            out.data.assign(r.data);
+            Ok(out)
+        }
+        Clipped::Pass { x, bounds, ties } => {
+            let mut out = alloc(x.dtype, &x.shape)?;
+            check_out(&out, x.dtype, &x.shape)?;
+            clip_pass(x, bounds, ties, &mut out);
+            Ok(out)
+        }
+    }
+}
+
+/// What [`clipped`] decides: the computed result, or the one pass [`clip_pass`] makes of `x`.
+enum Clipped<'a> {
+    Computed(Array),
+    Pass {
+        x: &'a Array,
+        /// The two bounds' bits in `x`'s dtype.
+        bounds: [u64; 2],
+        /// Which operand a tie of zeros gives (`ZeroTies::First` or `Second`).
+        ties: ZeroTies,
+    },
+}
+
+/// [`clip_with`] before its result is stored.
+fn clipped<'a>(
+    policy: &Generated,
+    given: &'a Arg,
     lo: &Arg,
     hi: &Arg,
     max_elements: usize,
-) -> Result<Array, OpError> {
+) -> Result<Clipped<'a>, OpError> {
+    let computed = |r: Result<Array, OpError>| r.map(Clipped::Computed);
+    let x = given;
     let (x, lo, hi) = (
         canonical_arg(policy, x),
         canonical_arg(policy, lo),
@@ -118,8 +164,12 @@ pub(super) fn clip_within(
     // promotion and values the other bound alone decides (`clip(uint32, inf, 2**63 - 1)` is
     // inf); both dropped: the dtype's limits, which bound nothing (`np.positive(x)`).
     match &dropped {
-        Some((Some(_), None)) => return binary_within(policy, Op::Minimum, x, hi, max_elements),
-        Some((None, Some(_))) => return binary_within(policy, Op::Maximum, x, lo, max_elements),
+        Some((Some(_), None)) => {
+            return computed(binary_within(policy, Op::Minimum, x, hi, max_elements));
+        }
+        Some((None, Some(_))) => {
+            return computed(binary_within(policy, Op::Maximum, x, lo, max_elements));
+        }
         _ => {}
     }
     let (lo, hi) = match &dropped {
@@ -169,13 +219,13 @@ pub(super) fn clip_within(
             )
         };
         let below = keeps_shape(binary_within(policy, Op::Minimum, x, hi, max_elements)?)?;
-        return keeps_shape(binary_within(
+        return computed(keeps_shape(binary_within(
             policy,
             Op::Maximum,
             &Arg::Array(below),
             lo,
             max_elements,
-        )?);
+        )?));
     }
     if policy.semantics.clip_bounds == ClipBounds::Checked {
         // PyTorch's clamp promotes no float tensor with its bounds (below), so an int from
@@ -265,7 +315,7 @@ pub(super) fn clip_within(
             compute,
             strict,
         )?;
-        return expand(&fill, x.shape());
+        return computed(expand(&fill, x.shape()));
     }
     accepts(policy, OpId::CLIP, compute)?;
     let cast = |a: &Arg| in_dtype(policy, a, compute, strict).map(Arg::Array);
@@ -274,13 +324,13 @@ pub(super) fn clip_within(
         // both converted to the n-ary type (an int64 `x` bounded by a bfloat16 passes through
         // bfloat16 on its way to float32).
         let floor = binary_within(policy, Op::Maximum, lo, x, max_elements)?;
-        return binary_within(
+        return computed(binary_within(
             policy,
             Op::Minimum,
             &cast(hi)?,
             &cast(&Arg::Array(floor))?,
             max_elements,
-        );
+        ));
     }
     let (lo, hi) = if strict {
         saturated_int_bounds(lo, hi, compute)?
@@ -315,7 +365,38 @@ pub(super) fn clip_within(
     } else {
         policy
     };
-    let (x, lo, hi) = (cast(x)?, cast(lo)?, cast(hi)?);
+    let (lo, hi) = (cast(lo)?, cast(hi)?);
+    // An array already of the result dtype between two zero-dim bounds: one pass, where the
+    // two steps below are one compare-and-select each (integers of 8 to 64 bits; float32 and
+    // float64 where ties of zeros go to one side and nothing is flushed).
+    let real = matches!(compute, DType::Float32 | DType::Float64)
+        && matches!(
+            policy.semantics.zero_ties,
+            ZeroTies::First | ZeroTies::Second
+        )
+        && policy.semantics.subnormals != Subnormals::Flush;
+    let int = matches!(
+        compute,
+        DType::Int {
+            bits: 8 | 16 | 32 | 64,
+            ..
+        }
+    );
+    if let (Arg::Array(xa), Arg::Array(la), Arg::Array(ha)) = (given, &lo, &hi)
+        && xa.dtype == compute
+        && policy.canonical_dtype(compute) == compute
+        && (real || int)
+        && la.shape.is_empty()
+        && ha.shape.is_empty()
+    {
+        let bound = |b: &Array| b.bits()[0][0];
+        return Ok(Clipped::Pass {
+            x: xa,
+            bounds: [bound(la), bound(ha)],
+            ties: policy.semantics.zero_ties,
+        });
+    }
+    let x = cast(x)?;
     if let (Arg::Array(xa), Arg::Array(la), Arg::Array(ha)) = (&x, &lo, &hi)
         && matches!(compute, DType::Complex64 | DType::Complex128)
     {
@@ -324,10 +405,75 @@ pub(super) fn clip_within(
             &ha.shape,
             max_elements,
         )?;
-        return Ok(super::complex::clip_complex(xa, la, ha, &shape));
+        return Ok(Clipped::Computed(super::complex::clip_complex(
+            xa, la, ha, &shape,
+        )));
     }
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
-    binary_within(policy, Op::Minimum, &Arg::Array(floor), &hi, max_elements)
+    computed(binary_within(
+        policy,
+        Op::Minimum,
+        &Arg::Array(floor),
+        &hi,
+        max_elements,
+    ))
+}
+
+/// `minimum(maximum(x, lo), hi)` of an array of integers of 8 to 64 bits, float32 or float64
+/// and two bounds of its dtype (`bounds`, as bits), in one pass into `out` of its dtype and
+/// length, element by element as the two binary steps compute it: integers compare by value;
+/// a float NaN anywhere is the canonical NaN, and a tie of zeros of opposite signs gives the
+/// step's first operand under `ZeroTies::First` (`x`, then the floor) and its second otherwise.
+fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
+    let signed = matches!(x.dtype, DType::Int { signed: true, .. });
+    let float = x.dtype.is_float();
+    let first = ties == ZeroTies::First;
+    macro_rules! ints {
+        ($i:expr, $o:expr, $u:ty, $s:ty) => {
+            if signed {
+                let (lo, hi) = (lo as $u as $s, hi as $u as $s);
+                convert_chunks($i, $o, |v: $u| (v as $s).max(lo).min(hi) as $u as u64)
+            } else {
+                let (lo, hi) = (lo as $u, hi as $u);
+                convert_chunks($i, $o, |v: $u| v.max(lo).min(hi) as u64)
+            }
+        };
+    }
+    // Written as the selects `maxps`/`minps` are (`a > b ? a : b`, the second operand on a
+    // tie or a NaN), so that each step is one instruction.
+    macro_rules! floats {
+        ($i:expr, $o:expr, $f:ty, $canon:ident) => {{
+            let (lo, hi) = (<$f>::from_bits(lo as _), <$f>::from_bits(hi as _));
+            if lo.is_nan() || hi.is_nan() {
+                // Either step then makes every element NaN.
+                convert_chunks($i, $o, |_| $canon(<$f>::NAN) as u64)
+            } else if first {
+                // `maximum(x, lo)` keeping `x` on a tie is `lo > x ? lo : x`, and keeps a NaN
+                // `x`; so does the second step.
+                convert_chunks($i, $o, |v| {
+                    let v = <$f>::from_bits(v);
+                    let floor = if lo > v { lo } else { v };
+                    $canon(if hi < floor { hi } else { floor }) as u64
+                })
+            } else {
+                convert_chunks($i, $o, |v| {
+                    let v = <$f>::from_bits(v);
+                    let floor = if v > lo { v } else { lo };
+                    let r = if floor < hi { floor } else { hi };
+                    $canon(if v.is_nan() { v } else { r }) as u64
+                })
+            }
+        }};
+    }
+    match (&x.data, &mut out.data) {
+        (Data::U32(i), Data::U32(o)) if float => floats!(i, o, f32, canon32),
+        (Data::U64(i), Data::U64(o)) if float => floats!(i, o, f64, canon64),
+        (Data::U8(i), Data::U8(o)) => ints!(i, o, u8, i8),
+        (Data::U16(i), Data::U16(o)) => ints!(i, o, u16, i16),
+        (Data::U32(i), Data::U32(o)) => ints!(i, o, u32, i32),
+        (Data::U64(i), Data::U64(o)) => ints!(i, o, u64, i64),
+        _ => unreachable!("an integer of 8 to 64 bits, float32 or float64, kept by the result"),
+    }
 }
 
 /// NumPy's `np.clip` of an integer array of its own with Python-int bounds (`ClipBounds::Drop`):
@@ -465,16 +611,25 @@ fn truthy(s: Scalar) -> bool {
 /// is nonzero (NaN counts as true, −0.0 as false), `y`'s elsewhere; the three shapes broadcast
 /// together, into at most [`DEFAULT_MAX_ELEMENTS`] (`apply` takes another limit).
 pub fn select(policy: &Generated, cond: &Arg, x: &Arg, y: &Arg) -> Result<Array, OpError> {
-    select_within(policy, cond, x, y, DEFAULT_MAX_ELEMENTS)
+    select_with(
+        policy,
+        [cond, x, y],
+        DEFAULT_MAX_ELEMENTS,
+        |dtype, shape| Ok(Array::zeros(dtype, shape.to_vec())?),
+    )
 }
 
 /// [`select`] with a result of at most `max_elements`.
-pub(super) fn select_within(
+/// [`select`] with a result of at most `max_elements`, into the storage `alloc` gives (called
+/// once, with the result's dtype and shape, after the operands are checked): a bool condition
+/// of the result's shape choosing between values each of the result's dtype and shape, or
+/// zero-dim, is one pass straight into it ([`select_pass`]); any other `where` is computed,
+/// then copied into it.
+pub(super) fn select_with(
     policy: &Generated,
-    cond: &Arg,
-    x: &Arg,
-    y: &Arg,
+    [cond, x, y]: [&Arg; 3],
     max_elements: usize,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
 ) -> Result<Array, OpError> {
     let (cond, x, y) = (
         canonical_arg(policy, cond),
@@ -533,6 +688,42 @@ pub(super) fn select_within(
         y.shape(),
         max_elements,
     )?;
+    // Under `WhereScalars::Wrap` a Python int wraps into an integer result (and converts to a
+    // float or complex one by its value).
+    let value = |a: &Arg| match a {
+        Arg::Scalar(s @ Scalar::Int(_)) if wrap => materialise(*s, compute, PythonInt::Wrap),
+        _ => chosen(policy, a, compute),
+    };
+    // A value of the result's dtype and shape is read in place (converting it to its own
+    // dtype copies it, and flushes nothing); a zero-dim one is converted, one element.
+    fn direct<'a>(
+        a: &'a Arg,
+        compute: DType,
+        shape: &[usize],
+        value: &dyn Fn(&Arg) -> Result<Array, OpError>,
+    ) -> Option<Result<Cow<'a, Array>, OpError>> {
+        match a {
+            Arg::Array(v) if v.dtype == compute && v.shape[..] == *shape => {
+                Some(Ok(Cow::Borrowed(v)))
+            }
+            a if a.shape().is_empty() => Some(value(a).map(Cow::Owned)),
+            _ => None,
+        }
+    }
+    if let Arg::Array(c) = cond
+        && c.dtype == DType::Bool
+        && c.shape[..] == shape[..]
+        && let (Some(xv), Some(yv)) = (
+            direct(x, compute, &shape, &value),
+            direct(y, compute, &shape, &value),
+        )
+    {
+        let (xv, yv) = (xv?, yv?);
+        let mut out = alloc(compute, &shape)?;
+        check_out(&out, compute, &shape)?;
+        select_pass(&c.data, &xv.data, &yv.data, &mut out.data);
+        return Ok(out);
+    }
     let cond = match cond {
         Arg::Array(a) => {
             let read = flush::converted_by(policy, a, DType::Bool);
@@ -541,12 +732,6 @@ pub(super) fn select_within(
         Arg::Scalar(s) => {
             Array::from_bits(DType::Bool, vec![], &[[truthy(*s) as u64, 0]]).expect("one element")
         }
-    };
-    // Under `WhereScalars::Wrap` a Python int wraps into an integer result (and converts to a
-    // float or complex one by its value).
-    let value = |a: &Arg| match a {
-        Arg::Scalar(s @ Scalar::Int(_)) if wrap => materialise(*s, compute, PythonInt::Wrap),
-        _ => chosen(policy, a, compute),
     };
     let (x, y) = (value(x)?, value(y)?);
     let full = |a: Array| {
@@ -576,9 +761,103 @@ pub(super) fn select_within(
         (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y).into()),
         _ => unreachable!("both values are in the result dtype"),
     };
-    Ok(Array {
-        dtype: compute,
-        shape,
-        data,
-    })
+    let mut out = alloc(compute, &shape)?;
+    check_out(&out, compute, &shape)?;
+    out.data.assign(data);
+    Ok(out)
+}
+
+/// `out[i] = if cond[i] != 0 { x[i] } else { y[i] }` over storage of one type, where `x` and
+/// `y` each hold `out`'s length of elements or one (a zero-dim value, read at every `i`);
+/// `cond` (bool storage) holds `out`'s length. In pieces over threads as a fused pass.
+fn select_pass(cond: &Data, x: &Data, y: &Data, out: &mut Data) {
+    let Data::U8(c) = cond else {
+        unreachable!("bool is stored in bytes")
+    };
+    fn go<T: Copy + Send + Sync>(c: &[u8], x: &[T], y: &[T], out: &mut [T]) {
+        let n = out.len();
+        let read = n + [x, y].iter().map(|v| size_of_val(*v)).sum::<usize>();
+        let isa = Isa::detect();
+        split_pass(out, read, Store::Cached, |s, o| {
+            fn part<T>(v: &[T], n: usize, at: usize, len: usize) -> &[T] {
+                if v.len() == n {
+                    &v[at..at + len]
+                } else {
+                    &v[..1]
+                }
+            }
+            let len = o.len();
+            choose_on(
+                isa,
+                &c[s..s + len],
+                part(x, n, s, len),
+                part(y, n, s, len),
+                o,
+            );
+        });
+    }
+    match (x, y, out) {
+        (Data::U8(x), Data::U8(y), Data::U8(o)) => go(c, x, y, o),
+        (Data::U16(x), Data::U16(y), Data::U16(o)) => go(c, x, y, o),
+        (Data::U32(x), Data::U32(y), Data::U32(o)) => go(c, x, y, o),
+        (Data::U64(x), Data::U64(y), Data::U64(o)) => go(c, x, y, o),
+        (Data::C32(x), Data::C32(y), Data::C32(o)) => go(c, x, y, o),
+        (Data::C64(x), Data::C64(y), Data::C64(o)) => go(c, x, y, o),
+        (Data::C128(x), Data::C128(y), Data::C128(o)) => go(c, x, y, o),
+        _ => unreachable!("both values and the result are of one dtype"),
+    }
+}
+
+/// [`select_pass`]'s loop over one piece, compiled for `isa` (the select vectorises as a
+/// compare and a blend).
+fn choose_on<T: Copy>(isa: Isa, c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
+    #[inline(always)]
+    fn choose<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
+        let n = o.len();
+        let pick = |c: u8, x: T, y: T| if c != 0 { x } else { y };
+        match (x.len() == n, y.len() == n) {
+            (true, true) => {
+                for ((o, &c), (&x, &y)) in o.iter_mut().zip(c).zip(x.iter().zip(y)) {
+                    *o = pick(c, x, y);
+                }
+            }
+            (true, false) => {
+                let y = y[0];
+                for ((o, &c), &x) in o.iter_mut().zip(c).zip(x) {
+                    *o = pick(c, x, y);
+                }
+            }
+            (false, true) => {
+                let x = x[0];
+                for ((o, &c), &y) in o.iter_mut().zip(c).zip(y) {
+                    *o = pick(c, x, y);
+                }
+            }
+            (false, false) => {
+                let (x, y) = (x[0], y[0]);
+                for (o, &c) in o.iter_mut().zip(c) {
+                    *o = pick(c, x, y);
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn avx2<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
+        choose(c, x, y, o)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2")]
+    fn avx512<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
+        choose(c, x, y, o)
+    }
+    match isa {
+        // SAFETY: `Isa::detect` found AVX-512 F, BW, VL and DQ, and AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { avx512(c, x, y, o) },
+        // SAFETY: `Isa::detect` found AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2(c, x, y, o) },
+        Isa::Baseline => choose(c, x, y, o),
+    }
 }
