@@ -978,9 +978,8 @@ fn one_array_lane<'py>(
     out: Option<&Bound<'py, PyAny>>,
     to: Option<DType>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
-    // SAFETY: NumPy's C API as rust-numpy imports it.
-    let ndarray = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
+    use numpy::npyffi::PyArrayObject;
+    let ndarray = ndarray_type(py);
     // SAFETY: a live object's type.
     let is_array = |o: &Bound<'_, PyAny>| unsafe { pyo3::ffi::Py_TYPE(o.as_ptr()) == ndarray };
     if !is_array(x) || out.is_some_and(|o| !is_array(o)) {
@@ -1104,6 +1103,19 @@ fn one_array_lane<'py>(
     }))
 }
 
+/// NumPy's `ndarray` type object, read from its C API once (through rust-numpy's API table
+/// it was 2 % of a 1,000-element `astype`): the lanes compare an operand's exact type with it.
+fn ndarray_type(py: Python<'_>) -> *mut pyo3::ffi::PyTypeObject {
+    use numpy::npyffi::{NpyTypes, PY_ARRAY_API};
+    static TYPE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: NumPy's C API as rust-numpy imports it; the type is a static object of NumPy's
+    // extension module, which is never unloaded.
+    let t = *TYPE.get_or_init(|| unsafe {
+        PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) as usize
+    });
+    t as *mut pyo3::ffi::PyTypeObject
+}
+
 /// `op(x, y)` (into `out`, when given) under the default policy (`numpy`) where `x` and `y`
 /// are NumPy arrays (the `ndarray` type itself) of one shape of at least one dimension,
 /// C-contiguous, aligned and in native byte order, of NumPy's own dtypes whose every pattern
@@ -1121,9 +1133,8 @@ unsafe fn fast_lane<'py>(
     y: *mut pyo3::ffi::PyObject,
     out: Option<*mut pyo3::ffi::PyObject>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    use numpy::npyffi::{NpyTypes, PY_ARRAY_API, PyArrayObject};
-    // SAFETY: NumPy's C API as rust-numpy imports it.
-    let ndarray = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
+    use numpy::npyffi::PyArrayObject;
+    let ndarray = ndarray_type(py);
     // SAFETY: `x`, `y` and `out` are live objects.
     let is_array = |o: *mut pyo3::ffi::PyObject| unsafe { pyo3::ffi::Py_TYPE(o) == ndarray };
     if !(is_array(x) && is_array(y) && out.is_none_or(is_array)) {

@@ -532,7 +532,8 @@ impl Generated {
     /// The result dtype of `true_divide`: the join, with integer and bool results replaced
     /// by the policy's rule.
     pub fn true_divide_type(&self, a: Operand, b: Operand) -> Result<DType, PromotionError> {
-        if let Some(c) = self.measured_loop(OpId::of("true_divide"), a, b)? {
+        const TRUE_DIVIDE: OpId = OpId::of("true_divide");
+        if let Some(c) = self.measured_loop(TRUE_DIVIDE, a, b)? {
             return Ok(c);
         }
         let j = self.join_index(a, b)?;

@@ -2,7 +2,7 @@
 //! converted to it once, with each library's conventions for scalar bounds and mixed operands.
 
 use super::accept::{accepts, accepts_operands, canonical_arg};
-use super::astype::{astype, convert_chunks};
+use super::astype::{astype, map_chunks};
 use super::binary::binary_within;
 use super::flush;
 use super::fused::split_pass;
@@ -432,10 +432,10 @@ fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
         ($i:expr, $o:expr, $u:ty, $s:ty) => {
             if signed {
                 let (lo, hi) = (lo as $u as $s, hi as $u as $s);
-                convert_chunks($i, $o, |v: $u| (v as $s).max(lo).min(hi) as $u as u64)
+                map_chunks($i, $o, |v: $u| (v as $s).max(lo).min(hi) as $u)
             } else {
                 let (lo, hi) = (lo as $u, hi as $u);
-                convert_chunks($i, $o, |v: $u| v.max(lo).min(hi) as u64)
+                map_chunks($i, $o, |v: $u| v.max(lo).min(hi))
             }
         };
     }
@@ -446,21 +446,21 @@ fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
             let (lo, hi) = (<$f>::from_bits(lo as _), <$f>::from_bits(hi as _));
             if lo.is_nan() || hi.is_nan() {
                 // Either step then makes every element NaN.
-                convert_chunks($i, $o, |_| $canon(<$f>::NAN) as u64)
+                map_chunks($i, $o, |_| $canon(<$f>::NAN))
             } else if first {
                 // `maximum(x, lo)` keeping `x` on a tie is `lo > x ? lo : x`, and keeps a NaN
                 // `x`; so does the second step.
-                convert_chunks($i, $o, |v| {
+                map_chunks($i, $o, |v| {
                     let v = <$f>::from_bits(v);
                     let floor = if lo > v { lo } else { v };
-                    $canon(if hi < floor { hi } else { floor }) as u64
+                    $canon(if hi < floor { hi } else { floor })
                 })
             } else {
-                convert_chunks($i, $o, |v| {
+                map_chunks($i, $o, |v| {
                     let v = <$f>::from_bits(v);
                     let floor = if v > lo { v } else { lo };
                     let r = if floor < hi { floor } else { hi };
-                    $canon(if v.is_nan() { v } else { r }) as u64
+                    $canon(if v.is_nan() { v } else { r })
                 })
             }
         }};

@@ -2,7 +2,7 @@
 //! (complex negation as `0 - x` under `ComplexNegative::ZeroMinus`).
 
 use super::accept::{accepts, accepts_operands, canonical_array};
-use super::astype::convert_chunks;
+use super::astype::map_chunks;
 use super::complex::{complex_at, half_part};
 use super::input::for_chunks;
 use super::lanes::{
@@ -160,29 +160,32 @@ fn one_pass(op: UnaryOp, a: &Array, out: &mut Array) {
     let signed = matches!(a.dtype, DType::Int { signed: true, .. });
     let float = a.dtype.is_float();
     macro_rules! ints {
-        ($i:expr, $o:expr, $s:ty) => {
+        ($i:expr, $o:expr, $u:ty, $s:ty) => {
             match (op, signed) {
-                (UnaryOp::Negative, _) => convert_chunks($i, $o, |x| x.wrapping_neg() as u64),
-                (UnaryOp::Absolute, true) => {
-                    convert_chunks($i, $o, |x| (x as $s).wrapping_abs() as u64)
-                }
-                (UnaryOp::Absolute, false) => convert_chunks($i, $o, |x| x as u64),
+                (UnaryOp::Negative, _) => map_chunks($i, $o, |x: $u| x.wrapping_neg()),
+                // `wrapping_abs` as a sign mask (`(x ^ m) - m`, m all ones for a negative `x`):
+                // int8's `wrapping_abs` did not vectorise (0.56 of NumPy's at 1e3).
+                (UnaryOp::Absolute, true) => map_chunks($i, $o, |x: $u| {
+                    let m = ((x as $s) >> (<$s>::BITS - 1)) as $u;
+                    (x ^ m).wrapping_sub(m)
+                }),
+                (UnaryOp::Absolute, false) => map_chunks($i, $o, |x: $u| x),
             }
         };
     }
     match (&a.data, &mut out.data) {
         (Data::U32(i), Data::U32(o)) if float => match op {
-            UnaryOp::Negative => convert_chunks(i, o, |x| canon32(-f32::from_bits(x)) as u64),
-            UnaryOp::Absolute => convert_chunks(i, o, |x| canon32(f32::from_bits(x).abs()) as u64),
+            UnaryOp::Negative => map_chunks(i, o, |x| canon32(-f32::from_bits(x))),
+            UnaryOp::Absolute => map_chunks(i, o, |x| canon32(f32::from_bits(x).abs())),
         },
         (Data::U64(i), Data::U64(o)) if float => match op {
-            UnaryOp::Negative => convert_chunks(i, o, |x| canon64(-f64::from_bits(x))),
-            UnaryOp::Absolute => convert_chunks(i, o, |x| canon64(f64::from_bits(x).abs())),
+            UnaryOp::Negative => map_chunks(i, o, |x| canon64(-f64::from_bits(x))),
+            UnaryOp::Absolute => map_chunks(i, o, |x| canon64(f64::from_bits(x).abs())),
         },
-        (Data::U8(i), Data::U8(o)) => ints!(i, o, i8),
-        (Data::U16(i), Data::U16(o)) => ints!(i, o, i16),
-        (Data::U32(i), Data::U32(o)) => ints!(i, o, i32),
-        (Data::U64(i), Data::U64(o)) => ints!(i, o, i64),
+        (Data::U8(i), Data::U8(o)) => ints!(i, o, u8, i8),
+        (Data::U16(i), Data::U16(o)) => ints!(i, o, u16, i16),
+        (Data::U32(i), Data::U32(o)) => ints!(i, o, u32, i32),
+        (Data::U64(i), Data::U64(o)) => ints!(i, o, u64, i64),
         _ => unreachable!("an integer of 8 to 64 bits, float32 or float64, kept by the op"),
     }
 }

@@ -67,9 +67,12 @@ impl UnaryOp {
 
     /// The op's identity in the catalogue.
     pub const fn id(self) -> OpId {
+        // Constants, so the catalogue is searched by name at compile time, not on each call.
+        const NEGATIVE: OpId = OpId::of("negative");
+        const ABSOLUTE: OpId = OpId::of("absolute");
         match self {
-            UnaryOp::Negative => OpId::of("negative"),
-            UnaryOp::Absolute => OpId::of("absolute"),
+            UnaryOp::Negative => NEGATIVE,
+            UnaryOp::Absolute => ABSOLUTE,
         }
     }
 
