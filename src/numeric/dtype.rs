@@ -275,6 +275,21 @@ pub const SMALL_FLOATS: &[&str] = &[
     "float6_e3m2fn",
 ];
 
+/// The storage unit of each of [`SMALL_FLOATS`]: a byte for the float8, float6 and float4
+/// formats, 16 bits for the others (read from the names at compile time, so that
+/// [`DType::unit`], called several times per kernel call, is a few compares and a load).
+const SMALL_UNITS: [Unit; SMALL_FLOATS.len()] = {
+    let mut units = [Unit::U16; SMALL_FLOATS.len()];
+    let mut i = 0;
+    while i < SMALL_FLOATS.len() {
+        if let [b'f', b'l', b'o', b'a', b't', b'8' | b'6' | b'4', ..] = SMALL_FLOATS[i].as_bytes() {
+            units[i] = Unit::U8;
+        }
+        i += 1;
+    }
+    units
+};
+
 // The catalogue's formats of a name, for the codec's two sides (defined here, beside the
 // catalogue, so that `format` knows nothing of names).
 impl Source {
@@ -480,14 +495,7 @@ impl DType {
             DType::Int { .. } => Unit::U64,
             DType::Float32 => Unit::U32,
             DType::Float64 => Unit::U64,
-            DType::Small(i)
-                if SMALL_FLOATS[i as usize].starts_with("float8")
-                    || SMALL_FLOATS[i as usize].starts_with("float6")
-                    || SMALL_FLOATS[i as usize].starts_with("float4") =>
-            {
-                Unit::U8
-            }
-            DType::Small(_) => Unit::U16,
+            DType::Small(i) => SMALL_UNITS[i as usize],
             DType::Complex64 => Unit::C64,
             DType::Complex128 => Unit::C128,
             DType::Complex32 | DType::BComplex32 => Unit::C32,
@@ -518,9 +526,10 @@ impl DType {
         }
     }
 
-    /// The catalogue kind (bool, signed, unsigned, float, small float, complex).
-    /// The catalogue's kind of the dtype: read by name once per dtype, then from a table (a
-    /// lookup by name on every call was 5 % of a 1,000-element `negative` from Python).
+    /// The catalogue's kind of the dtype (bool, signed, unsigned, float, small float, complex):
+    /// read by name once per dtype, then from a table. Under `perf`, a 1,000-element `negative`
+    /// from Python spent a few percent of its samples in the by-name chain this replaces
+    /// (`info`, `split_category`, string compares; not summed separately).
     pub fn kind(self) -> Kind {
         static KINDS: std::sync::OnceLock<[Kind; DType::COUNT]> = std::sync::OnceLock::new();
         KINDS.get_or_init(|| {
@@ -560,6 +569,21 @@ impl DType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each small float is stored in the least unit its format's width fits: a byte up to 8
+    /// bits, 16 bits above (`SMALL_UNITS`, read from the names, agrees with the formats).
+    #[test]
+    fn small_floats_take_the_least_unit_their_width_fits() {
+        for (i, name) in SMALL_FLOATS.iter().enumerate() {
+            let d = DType::Small(i as u8);
+            let want = if d.pattern_bits() <= 8 {
+                Unit::U8
+            } else {
+                Unit::U16
+            };
+            assert_eq!(d.unit(), want, "{name}");
+        }
+    }
 
     /// Ids are dense and invertible, and every dtype's name names it back.
     #[test]

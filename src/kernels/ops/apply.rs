@@ -10,7 +10,7 @@ use super::nary::{clip_with, select_with};
 use super::plan::{Decided, decide, planned};
 use super::reduce::sum_within;
 use super::scalar::Conversion;
-use super::shape::check_out;
+use super::shape::{allocated, moved_into};
 use super::unary::unary_with;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, UnaryOp, input_error};
 use crate::kernels::array::{Array, Data, Shape};
@@ -119,8 +119,7 @@ pub fn astype_bool_bytes(
         kind: ErrorKind::Unsupported,
         message: e.0,
     })?;
-    let mut out = alloc(to, shape)?;
-    check_out(&out, to, shape)?;
+    let mut out = allocated(alloc, to, shape)?;
     super::astype::bool_bytes_into(bytes, &mut out);
     Ok(Some(out))
 }
@@ -152,8 +151,6 @@ pub fn apply_with(
             .collect();
         return apply_with(policy, op, &args, options, alloc);
     }
-    let checked =
-        |out: Array, dtype: DType, shape: &[usize]| check_out(&out, dtype, shape).map(|()| out);
     let name = op.name();
     if let Some(o) = Op::of_id(op) {
         let [a, b] = args else {
@@ -200,7 +197,7 @@ pub fn apply_with(
             Narrowing::Once => None,
         };
         let a = narrowed.as_ref().unwrap_or(a);
-        let mut out = checked(alloc(to, &a.shape)?, to, &a.shape)?;
+        let mut out = allocated(alloc, to, &a.shape)?;
         if let Some(cast) = c_int_astype(a, to, policy.semantics.int_conversion) {
             out.data.assign(cast.data);
         } else if policy.semantics.float8_conversion == Float8Conversion::C10 {
@@ -262,9 +259,7 @@ pub fn apply_with(
             message: format!("{name} has no reference kernel"),
         });
     };
-    let mut out = checked(alloc(r.dtype, &r.shape)?, r.dtype, &r.shape)?;
-    out.data.assign(r.data);
-    Ok(out)
+    moved_into(r, alloc)
 }
 
 /// A binary op after [`decide`]: planned for the operands' shapes and values, then computed
@@ -279,8 +274,7 @@ fn run_binary(
 ) -> Result<Array, OpError> {
     let (out_dtype, shape, x, y, compute) =
         planned(policy, op, decided, a, b, options.max_elements)?;
-    let mut out = alloc(out_dtype, &shape)?;
-    check_out(&out, out_dtype, &shape)?;
+    let mut out = allocated(alloc, out_dtype, &shape)?;
     compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
     Ok(out)
 }

@@ -66,6 +66,11 @@ mod tests {
     use crate::numeric::op::{OpId, ScalarPrecision, ZeroTies};
     use crate::promote::Generated;
 
+    /// The one-pass clips and selects this thread has begun (`nary::ONE_PASSES`).
+    fn one_passes() -> usize {
+        super::nary::ONE_PASSES.with(|c| c.get())
+    }
+
     fn jax() -> &'static Generated {
         crate::kernels::policy("jax").unwrap()
     }
@@ -371,7 +376,14 @@ mod tests {
                     let bound =
                         |b: u64| Arg::Array(Array::from_bits(d, vec![], &[[b, 0]]).unwrap());
                     let (l, h) = (bound(lo), bound(hi));
+                    let passes = one_passes();
                     let once = clip(policy, &x, &l, &h).unwrap();
+                    assert_eq!(
+                        one_passes(),
+                        passes + 1,
+                        "{name} clip {} in one pass",
+                        d.name()
+                    );
                     let floor = binary(&steps, Op::Maximum, &x, &l).unwrap();
                     let twice = binary(&steps, Op::Minimum, &Arg::Array(floor), &h).unwrap();
                     assert_eq!(once.dtype, d);
@@ -459,16 +471,21 @@ mod tests {
                     ),
                 ];
                 for (a, b, ga, gb) in cases {
+                    let passes = one_passes();
                     let once = select(numpy, &cond, &a, &b).unwrap();
+                    assert_eq!(one_passes(), passes + 1, "{name}: one pass");
                     let general = select(numpy, &bytes, &ga, &gb).unwrap();
+                    assert_eq!(one_passes(), passes + 1, "{name}: the general path");
                     assert_eq!(once, general, "{name}, {n} elements");
                 }
                 // A Python number beside an array of its result dtype (float: NumPy's weak
                 // scalar takes the array's dtype).
                 if d.is_float() {
                     let half = Arg::Scalar(Scalar::Float(0.5));
+                    let passes = one_passes();
                     let once = select(numpy, &cond, &Arg::Array(x.clone()), &half).unwrap();
                     let general = select(numpy, &bytes, &Arg::Array(x.clone()), &half).unwrap();
+                    assert_eq!(one_passes(), passes + 1, "{name} and 0.5: one pass, once");
                     assert_eq!(once.dtype, d);
                     assert_eq!(once, general, "{name} and 0.5, {n} elements");
                 }

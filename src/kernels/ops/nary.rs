@@ -8,7 +8,7 @@ use super::flush;
 use super::fused::split_pass;
 use super::lanes::{canon32, canon64};
 use super::scalar::{Conversion, int_range, materialise, python_ints_fit, python_ints_in_range};
-use super::shape::{broadcast, check_out, expand};
+use super::shape::{allocated, broadcast, expand, moved_into};
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, ErrorKind, Op, OpError, Scalar, err, promotion};
 use std::borrow::Cow;
 
@@ -116,19 +116,20 @@ pub(super) fn clip_with(
     alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
 ) -> Result<Array, OpError> {
     match clipped(policy, x, lo, hi, max_elements)? {
-        Clipped::Computed(r) => {
-            let mut out = alloc(r.dtype, &r.shape)?;
-            check_out(&out, r.dtype, &r.shape)?;
-            out.data.assign(r.data);
-            Ok(out)
-        }
+        Clipped::Computed(r) => moved_into(r, alloc),
         Clipped::Pass { x, bounds, ties } => {
-            let mut out = alloc(x.dtype, &x.shape)?;
-            check_out(&out, x.dtype, &x.shape)?;
+            let mut out = allocated(alloc, x.dtype, &x.shape)?;
             clip_pass(x, bounds, ties, &mut out);
             Ok(out)
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many [`clip_pass`]es and [`select_pass`]es this thread began: tests check that a
+    /// call took the one pass (or did not).
+    pub(super) static ONE_PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// What [`clipped`] decides: the computed result, or the one pass [`clip_pass`] makes of `x`.
@@ -425,6 +426,8 @@ fn clipped<'a>(
 /// a float NaN anywhere is the canonical NaN, and a tie of zeros of opposite signs gives the
 /// step's first operand under `ZeroTies::First` (`x`, then the floor) and its second otherwise.
 fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
+    #[cfg(test)]
+    ONE_PASSES.with(|c| c.set(c.get() + 1));
     let signed = matches!(x.dtype, DType::Int { signed: true, .. });
     let float = x.dtype.is_float();
     let first = ties == ZeroTies::First;
@@ -432,10 +435,10 @@ fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
         ($i:expr, $o:expr, $u:ty, $s:ty) => {
             if signed {
                 let (lo, hi) = (lo as $u as $s, hi as $u as $s);
-                map_chunks($i, $o, |v: $u| (v as $s).max(lo).min(hi) as $u)
+                map_chunks($i, $o, move |v: $u| (v as $s).max(lo).min(hi) as $u)
             } else {
                 let (lo, hi) = (lo as $u, hi as $u);
-                map_chunks($i, $o, |v: $u| v.max(lo).min(hi))
+                map_chunks($i, $o, move |v: $u| v.max(lo).min(hi))
             }
         };
     }
@@ -446,17 +449,17 @@ fn clip_pass(x: &Array, [lo, hi]: [u64; 2], ties: ZeroTies, out: &mut Array) {
             let (lo, hi) = (<$f>::from_bits(lo as _), <$f>::from_bits(hi as _));
             if lo.is_nan() || hi.is_nan() {
                 // Either step then makes every element NaN.
-                map_chunks($i, $o, |_| $canon(<$f>::NAN))
+                map_chunks($i, $o, move |_| $canon(<$f>::NAN))
             } else if first {
                 // `maximum(x, lo)` keeping `x` on a tie is `lo > x ? lo : x`, and keeps a NaN
                 // `x`; so does the second step.
-                map_chunks($i, $o, |v| {
+                map_chunks($i, $o, move |v| {
                     let v = <$f>::from_bits(v);
                     let floor = if lo > v { lo } else { v };
                     $canon(if hi < floor { hi } else { floor })
                 })
             } else {
-                map_chunks($i, $o, |v| {
+                map_chunks($i, $o, move |v| {
                     let v = <$f>::from_bits(v);
                     let floor = if v > lo { v } else { lo };
                     let r = if floor < hi { floor } else { hi };
@@ -719,8 +722,7 @@ pub(super) fn select_with(
         )
     {
         let (xv, yv) = (xv?, yv?);
-        let mut out = alloc(compute, &shape)?;
-        check_out(&out, compute, &shape)?;
+        let mut out = allocated(alloc, compute, &shape)?;
         select_pass(&c.data, &xv.data, &yv.data, &mut out.data);
         return Ok(out);
     }
@@ -761,16 +763,15 @@ pub(super) fn select_with(
         (Data::C128(x), Data::C128(y)) => Data::C128(pick(c, x, y).into()),
         _ => unreachable!("both values are in the result dtype"),
     };
-    let mut out = alloc(compute, &shape)?;
-    check_out(&out, compute, &shape)?;
-    out.data.assign(data);
-    Ok(out)
+    moved_into(Array::new(compute, shape, data)?, alloc)
 }
 
 /// `out[i] = if cond[i] != 0 { x[i] } else { y[i] }` over storage of one type, where `x` and
 /// `y` each hold `out`'s length of elements or one (a zero-dim value, read at every `i`);
 /// `cond` (bool storage) holds `out`'s length. In pieces over threads as a fused pass.
 fn select_pass(cond: &Data, x: &Data, y: &Data, out: &mut Data) {
+    #[cfg(test)]
+    ONE_PASSES.with(|c| c.set(c.get() + 1));
     let Data::U8(c) = cond else {
         unreachable!("bool is stored in bytes")
     };
@@ -841,23 +842,6 @@ fn choose_on<T: Copy>(isa: Isa, c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
             }
         }
     }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn avx2<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
-        choose(c, x, y, o)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2")]
-    fn avx512<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
-        choose(c, x, y, o)
-    }
-    match isa {
-        // SAFETY: `Isa::detect` found AVX-512 F, BW, VL and DQ, and AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { avx512(c, x, y, o) },
-        // SAFETY: `Isa::detect` found AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2(c, x, y, o) },
-        Isa::Baseline => choose(c, x, y, o),
-    }
+    crate::kernels::stream::compiled_for!(isa, [T: Copy]
+        (c: &[u8], x: &[T], y: &[T], o: &mut [T]) => choose(c, x, y, o))
 }

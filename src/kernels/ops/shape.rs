@@ -111,6 +111,29 @@ fn expand_rows<T: Copy>(src: &[T], strides: &[usize], shape: &[usize], out: &mut
     }
 }
 
+/// The storage `alloc` gives for a result of `dtype` and `shape` (a new array, or the caller's
+/// output), `Err` unless it is of that dtype and shape: every `*_with` kernel's one call of its
+/// `alloc`.
+pub(super) fn allocated(
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<Array, OpError> {
+    let out = alloc(dtype, shape)?;
+    check_out(&out, dtype, shape)?;
+    Ok(out)
+}
+
+/// A computed result moved into the storage `alloc` gives for it ([`allocated`]).
+pub(super) fn moved_into(
+    r: Array,
+    alloc: impl FnOnce(DType, &[usize]) -> Result<Array, OpError>,
+) -> Result<Array, OpError> {
+    let mut out = allocated(alloc, r.dtype, &r.shape)?;
+    out.data.assign(r.data);
+    Ok(out)
+}
+
 /// `Err` unless a caller's output array has the result's dtype and shape.
 pub(super) fn check_out(out: &Array, dtype: DType, shape: &[usize]) -> Result<(), OpError> {
     if out.dtype == dtype && out.shape[..] == shape[..] {

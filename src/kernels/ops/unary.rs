@@ -9,7 +9,7 @@ use super::lanes::{
     F32Store, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader, int_lane, int_loader,
     load_into, store_f64, store_int,
 };
-use super::shape::check_out;
+use super::shape::{allocated, moved_into};
 use super::vocab::{CHUNK, OpError, UnaryOp};
 use crate::kernels::array::{Array, Data};
 use crate::numeric::dtype::DType;
@@ -57,8 +57,7 @@ pub(super) fn unary_with(
             }
     );
     if full_width {
-        let mut out = alloc(out_dtype, &a.shape)?;
-        check_out(&out, out_dtype, &a.shape)?;
+        let mut out = allocated(alloc, out_dtype, &a.shape)?;
         one_pass(op, a, &mut out);
         return Ok(out);
     }
@@ -146,10 +145,7 @@ pub(super) fn unary_with(
             out = Array::from_bits(out_dtype, a.shape.clone(), &bits).expect("shape kept");
         }
     }
-    let mut target = alloc(out_dtype, &a.shape)?;
-    check_out(&target, out_dtype, &a.shape)?;
-    target.data.assign(out.data);
-    Ok(target)
+    moved_into(out, alloc)
 }
 
 /// `negative` or `absolute` of an integer of 8 to 64 bits (wrapping: `-(-128)` is −128 in
@@ -162,25 +158,25 @@ fn one_pass(op: UnaryOp, a: &Array, out: &mut Array) {
     macro_rules! ints {
         ($i:expr, $o:expr, $u:ty, $s:ty) => {
             match (op, signed) {
-                (UnaryOp::Negative, _) => map_chunks($i, $o, |x: $u| x.wrapping_neg()),
+                (UnaryOp::Negative, _) => map_chunks($i, $o, move |x: $u| x.wrapping_neg()),
                 // `wrapping_abs` as a sign mask (`(x ^ m) - m`, m all ones for a negative `x`):
                 // int8's `wrapping_abs` did not vectorise (0.56 of NumPy's at 1e3).
-                (UnaryOp::Absolute, true) => map_chunks($i, $o, |x: $u| {
+                (UnaryOp::Absolute, true) => map_chunks($i, $o, move |x: $u| {
                     let m = ((x as $s) >> (<$s>::BITS - 1)) as $u;
                     (x ^ m).wrapping_sub(m)
                 }),
-                (UnaryOp::Absolute, false) => map_chunks($i, $o, |x: $u| x),
+                (UnaryOp::Absolute, false) => map_chunks($i, $o, move |x: $u| x),
             }
         };
     }
     match (&a.data, &mut out.data) {
         (Data::U32(i), Data::U32(o)) if float => match op {
-            UnaryOp::Negative => map_chunks(i, o, |x| canon32(-f32::from_bits(x))),
-            UnaryOp::Absolute => map_chunks(i, o, |x| canon32(f32::from_bits(x).abs())),
+            UnaryOp::Negative => map_chunks(i, o, move |x| canon32(-f32::from_bits(x))),
+            UnaryOp::Absolute => map_chunks(i, o, move |x| canon32(f32::from_bits(x).abs())),
         },
         (Data::U64(i), Data::U64(o)) if float => match op {
-            UnaryOp::Negative => map_chunks(i, o, |x| canon64(-f64::from_bits(x))),
-            UnaryOp::Absolute => map_chunks(i, o, |x| canon64(f64::from_bits(x).abs())),
+            UnaryOp::Negative => map_chunks(i, o, move |x| canon64(-f64::from_bits(x))),
+            UnaryOp::Absolute => map_chunks(i, o, move |x| canon64(f64::from_bits(x).abs())),
         },
         (Data::U8(i), Data::U8(o)) => ints!(i, o, u8, i8),
         (Data::U16(i), Data::U16(o)) => ints!(i, o, u16, i16),
