@@ -213,16 +213,24 @@ def ops_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
                        summary([p[1] for p in per]))
 
 
-def ops_table(rounds=5, placements=3):
-    lines = [f"The NumPy ufunc ÷ `reference.<op>`: geometric mean over {placements} random "
-             "placements of the three arrays (least–greatest); above 1, typejoin is faster.", "",
-             "| n | op | operands | new result | `out=` |", "|---|---|---|---|---|"]
-    for n, op, lhs, rhs, new, out in ops_ratios(rounds, placements):
-        pair = lhs if lhs == rhs else f"{lhs}, {rhs}"
-        lines.append(f"| 1e{len(str(n)) - 1} | {op} | {pair} "
-                     f"| {new[0]:.2f} ({new[1]:.2f}–{new[2]:.2f}) "
-                     f"| {out[0]:.2f} ({out[1]:.2f}–{out[2]:.2f}) |")
+def ratios_table(title, columns, rows):
+    """A Markdown table of ratios: `title`, then one row per (n, *columns, new, out) of `rows`,
+    `new` and `out` each a (geometric mean, least, greatest) or None (a dash)."""
+    cell = lambda r: "—" if r is None else f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"  # noqa: E731
+    lines = [title, "", "| n | " + " | ".join(columns) + " | new result | `out=` |",
+             "|---|" + "---|" * len(columns) + "---|---|"]
+    for n, *what, new, out in rows:
+        lines.append(f"| 1e{len(str(n)) - 1} | " + " | ".join(what)
+                     + f" | {cell(new)} | {cell(out)} |")
     return "\n".join(lines)
+
+
+def ops_table(rounds=5, placements=3):
+    rows = ((n, op, lhs if lhs == rhs else f"{lhs}, {rhs}", new, out)
+            for n, op, lhs, rhs, new, out in ops_ratios(rounds, placements))
+    return ratios_table(f"The NumPy ufunc ÷ `reference.<op>`: geometric mean over {placements} "
+                        "random placements of the three arrays (least–greatest); above 1, "
+                        "typejoin is faster.", ["op", "operands"], rows)
 
 
 # Part 6: ufuncs into an `out=` of another dtype (op, lhs, rhs, out) …
@@ -284,15 +292,11 @@ def casts_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
 
 
 def casts_table(rounds=5, placements=3):
-    lines = [f"Casts: NumPy ÷ typejoin, geometric mean over {placements} random placements "
-             "(least–greatest); above 1, typejoin is faster. `out=`: the ufunc into an array of "
-             "another dtype; astype: `a.astype(d)` (new) and `np.copyto(o, a, "
-             "casting=\"unsafe\")` (`out=`) against `reference.astype`.", "",
-             "| n | call | case | new result | `out=` |", "|---|---|---|---|---|"]
-    cell = lambda r: "—" if r is None else f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"  # noqa: E731
-    for n, what, case, new, out in casts_ratios(rounds, placements):
-        lines.append(f"| 1e{len(str(n)) - 1} | {what} | {case} | {cell(new)} | {cell(out)} |")
-    return "\n".join(lines)
+    return ratios_table(f"Casts: NumPy ÷ typejoin, geometric mean over {placements} random "
+                        "placements (least–greatest); above 1, typejoin is faster. `out=`: the "
+                        "ufunc into an array of another dtype; astype: `a.astype(d)` (new) and "
+                        "`np.copyto(o, a, casting=\"unsafe\")` (`out=`) against "
+                        "`reference.astype`.", ["call", "case"], casts_ratios(rounds, placements))
 
 
 OTHERS_DTYPES = ["int8", "int32", "float32", "float64"]
@@ -343,13 +347,9 @@ def others_ratios(rounds=5, placements=3, sizes=(1_000, 100_000, 1_000_000)):
 
 
 def others_table(rounds=5, placements=3):
-    lines = [f"Other ops: NumPy ÷ typejoin, geometric mean over {placements} random placements "
-             "(least–greatest); above 1, typejoin is faster.", "",
-             "| n | op | dtype | new result | `out=` |", "|---|---|---|---|---|"]
-    cell = lambda r: "—" if r is None else f"{r[0]:.2f} ({r[1]:.2f}–{r[2]:.2f})"  # noqa: E731
-    for n, op, dtype, new, out in others_ratios(rounds, placements):
-        lines.append(f"| 1e{len(str(n)) - 1} | {op} | {dtype} | {cell(new)} | {cell(out)} |")
-    return "\n".join(lines)
+    return ratios_table(f"Other ops: NumPy ÷ typejoin, geometric mean over {placements} random "
+                        "placements (least–greatest); above 1, typejoin is faster.",
+                        ["op", "dtype"], others_ratios(rounds, placements))
 
 
 def markdown(rounds=3, runs=10):
