@@ -27,6 +27,19 @@ pub(crate) enum Split {
     Pair,
 }
 
+/// The executor for a pass on `threads` threads (rayon's count): none on one; the pair on two
+/// unless the pass is `large` (its data would not sit in one core's L2) and `streamed`; the
+/// rayon pool on more for a `large` pass. The pair starts in well under a microsecond and the
+/// pool in about 10 µs, so the pool pays only where the pair cannot use the other threads or a
+/// streamed pass wants its large pieces spread (`ops::fused::split_pass`, `sum_order`).
+pub(crate) fn split_for(threads: usize, large: bool, streamed: bool) -> Option<Split> {
+    match threads {
+        0 | 1 => None,
+        _ if large && (threads > 2 || streamed) => Some(Split::Pool),
+        _ => Some(Split::Pair),
+    }
+}
+
 /// Runs `f(start, piece)` over `out` cut into `chunk`-element pieces (the last may be
 /// shorter) on the threads `split` names. The pieces are disjoint, so each call owns its slice.
 pub(crate) fn for_each_chunk<O: Send>(

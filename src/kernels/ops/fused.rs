@@ -5,7 +5,7 @@
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::kernels::cast::Caster;
-use crate::kernels::parallel::{PAIR_MIN_BYTES, Split, for_each_chunk};
+use crate::kernels::parallel::{PAIR_MIN_BYTES, Split, for_each_chunk, split_for};
 use crate::kernels::stream::Isa;
 use crate::kernels::stream::Store;
 use crate::kernels::stream::parallel_min_bytes;
@@ -90,16 +90,8 @@ pub(super) fn split_pass<O: Send>(
         true => rayon::current_num_threads(),
         false => 1,
     };
-    let split = match threads {
-        1 => None,
-        _ if n >= 4 * CHUNK
-            && bytes >= parallel_min_bytes()
-            && (threads > 2 || store == Store::Streamed) =>
-        {
-            Some(Split::Pool)
-        }
-        _ => Some(Split::Pair),
-    };
+    let large = n >= 4 * CHUNK && bytes >= parallel_min_bytes();
+    let split = split_for(threads, large, store == Store::Streamed);
     match split {
         Some(split) => {
             let chunk = match (split, store) {

@@ -9,7 +9,7 @@
 use super::complex::complex_at;
 use super::lanes::{raw, value_of};
 use crate::kernels::array::{Array, Data};
-use crate::kernels::parallel::{Split, for_each_chunk};
+use crate::kernels::parallel::{Split, for_each_chunk, split_for};
 use crate::numeric::dtype::DType;
 use crate::numeric::format::{FloatFormat, Value};
 use std::ops::Add;
@@ -77,9 +77,10 @@ fn split_pairwise<T: Float>(v: &[T::Bits], parallel: bool) -> T {
     }
     let (lo, hi) = halves(v);
     if parallel && n >= PARALLEL_PAIRWISE {
-        match rayon::current_num_threads() {
-            0 | 1 => {}
-            2 => {
+        // A line this long counts as large: the pool when there are more than two threads.
+        match split_for(rayon::current_num_threads(), true, false) {
+            None => {}
+            Some(Split::Pair) => {
                 // Each half has more than 128 elements, so NumPy splits it in turn.
                 let ((q0, q1), (q2, q3)) = (halves(lo), halves(hi));
                 let quarters = [q0, q1, q2, q3];
@@ -89,7 +90,7 @@ fn split_pairwise<T: Float>(v: &[T::Bits], parallel: bool) -> T {
                 });
                 return (sums[0] + sums[1]) + (sums[2] + sums[3]);
             }
-            _ => {
+            Some(Split::Pool) => {
                 let (a, b) = rayon::join(
                     || split_pairwise::<T>(lo, true),
                     || split_pairwise::<T>(hi, true),
