@@ -3,6 +3,7 @@
 //! `out=`) and the kernel writes straight into it. Only conversion lives here; the one library
 //! call is `typejoin::ops::apply_with`.
 
+use crate::gil;
 use crate::vectorcall;
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -546,20 +547,12 @@ fn run<'py>(
         .any(|a| matches!(a, Arg::Array(a) if a.len() >= DETACH_ELEMENTS));
     // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
     // consumed by `deliver`), and `scratch` is not used again.
-    let result = if big {
-        // The kernel runs without the GIL; allocating the result takes it back for a moment.
-        py.detach(|| {
-            dispatch(generated, op, &args, options, |t, shape| {
-                Python::attach(|py| unsafe {
-                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-                })
-            })
+    // A large kernel runs without the GIL; allocating the result takes it back for a moment.
+    let result = gil::section(py, big, |gil| {
+        dispatch(generated, op, &args, options, |t, shape| {
+            gil.with(|py| unsafe { allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape) })
         })
-    } else {
-        dispatch(generated, op, &args, options, |t, shape| unsafe {
-            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-        })
-    }
+    })
     .map_err(|e| kernel_error(py, e))?;
     drop(args); // the operands' views end here
     deliver(py, out, made, result)
@@ -630,19 +623,11 @@ fn astype_bool_bytes<'py>(
     let (mut made, mut scratch) = (None, Scratch::take());
     // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
     // consumed by `deliver`), and `scratch` is not used again.
-    let result = if len >= DETACH_ELEMENTS {
-        py.detach(|| {
-            ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| {
-                Python::attach(|py| unsafe {
-                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-                })
-            })
+    let result = gil::section(py, len >= DETACH_ELEMENTS, |gil| {
+        ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| {
+            gil.with(|py| unsafe { allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape) })
         })
-    } else {
-        ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| unsafe {
-            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-        })
-    };
+    });
     match result.map_err(|e| kernel_error(py, e))? {
         None => Ok(None),
         Some(result) => deliver(py, out, made, result).map(Some),
@@ -677,11 +662,9 @@ fn deliver<'py>(
                 };
                 let big = result.len() >= DETACH_ELEMENTS;
                 let args = [Arg::Array(result)];
-                let done = if big {
-                    py.detach(|| ops::apply_with(o.policy, OpId::ASTYPE, &args, options, cast))
-                } else {
+                let done = gil::section(py, big, |_| {
                     ops::apply_with(o.policy, OpId::ASTYPE, &args, options, cast)
-                };
+                });
                 done.map_err(|e| kernel_error(py, e))?;
             } else if o.overlaps {
                 // Computed aside: copied into `out` now that no operand is read any more.
@@ -980,9 +963,8 @@ unsafe fn builtin_dtype(a: *mut numpy::npyffi::PyArrayObject) -> Option<DType> {
 }
 
 /// `astype(x, to)` (`op` [`OpId::ASTYPE`], `to` given) or a unary op (`to` `None`) under
-/// `policy` where `x` is a NumPy array (the `ndarray` type itself) of fewer than
-/// [`DETACH_ELEMENTS`] elements, C-contiguous, aligned, in native byte order and of one of
-/// NumPy's dtypes whose every pattern is a value (or bool, for `astype`), and `out` is none or
+/// `policy` where `x` is a NumPy array (the `ndarray` type itself), C-contiguous, aligned, in
+/// native byte order and of one of NumPy's dtypes whose every pattern is a value (or bool, for `astype`), and `out` is none or
 /// such an array of its shape, writeable, of the result's dtype, sharing no memory with it:
 /// read straight from their structs, as [`fast_lane`] reads a binary op's. `None` for anything
 /// else (nothing computed), which the caller's general path takes; the result is the one it
@@ -1023,9 +1005,6 @@ fn one_array_lane<'py>(
         (tx, dims)
     };
     let len = dims.iter().map(|&d| d as usize).product::<usize>();
-    if len >= DETACH_ELEMENTS {
-        return Ok(None);
-    }
     let (x_lo, x_hi) = {
         // SAFETY: a live ndarray's data pointer.
         let start = unsafe { (*xa).data } as usize;
@@ -1057,23 +1036,28 @@ fn one_array_lane<'py>(
         }
     };
     let shape: Shape = dims.iter().map(|&d| d as usize).collect();
-    let mut made = None;
-    let alloc = |t: DType, _: &[usize]| -> Result<Array, OpError> {
+    let oa = oa.map(|p| p as usize);
+    let mut made: Option<Py<PyUntypedArray>> = None;
+    // The result array: `out`, or a new one (made with the GIL, which a large call has
+    // released: `gil::section`).
+    let alloc = |py: Python<'_>, t: DType, made: &mut Option<Py<PyUntypedArray>>| {
         let input = |message: String| OpError {
             kind: ErrorKind::Input,
             message,
         };
         let a = match oa {
             // SAFETY: `oa` is a live ndarray (checked above).
-            Some(oa) if unsafe { builtin_dtype(oa) } != Some(t) => {
+            Some(oa) if unsafe { builtin_dtype(oa as *mut PyArrayObject) } != Some(t) => {
                 return Err(input(format!("{OUT_MISMATCH}not {}", t.name())));
             }
             // SAFETY: `out` is a live ndarray (its exact type was checked above), borrowed for
             // the call.
-            Some(oa) => unsafe { Bound::from_borrowed_ptr(py, oa.cast()).cast_into_unchecked() },
+            Some(oa) => unsafe {
+                Bound::from_borrowed_ptr(py, oa as *mut pyo3::ffi::PyObject).cast_into_unchecked()
+            },
             None => {
                 let a = empty(py, t, dims).map_err(|e| input(e.to_string()))?;
-                made = Some(a.clone());
+                *made = Some(a.clone().unbind());
                 a
             }
         };
@@ -1086,6 +1070,7 @@ fn one_array_lane<'py>(
         dtype: to,
         ..ops::Options::default()
     };
+    let release = len >= DETACH_ELEMENTS;
     if tx == DType::Bool {
         // SAFETY: `len` bytes of a live, C-contiguous array, only read (as in
         // `astype_bool_bytes`: any byte is a value, so a racing write is only one).
@@ -1093,8 +1078,12 @@ fn one_array_lane<'py>(
             0 => &[],
             _ => unsafe { std::slice::from_raw_parts((*xa).data.cast::<u8>().cast_const(), len) },
         };
-        let done = ops::astype_bool_bytes(policy, bytes, &shape, options, alloc)
-            .map_err(|e| kernel_error(py, e))?;
+        let done = gil::section(py, release, |gil| {
+            ops::astype_bool_bytes(policy, bytes, &shape, options, |t, _| {
+                gil.with(|py| alloc(py, t, &mut made))
+            })
+        })
+        .map_err(|e| kernel_error(py, e))?;
         if done.is_none() {
             return Ok(None);
         }
@@ -1103,7 +1092,13 @@ fn one_array_lane<'py>(
         // array's own descriptor), alive while `x` is, only read.
         let data = unsafe { Data::borrowed(tx.unit(), (*xa).data.cast::<u8>(), len, false) };
         let xv = Array::new(tx, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        match ops::apply_with(policy, op, &[Arg::Array(xv)], options, alloc) {
+        let args = [Arg::Array(xv)];
+        let done = gil::section(py, release, |gil| {
+            ops::apply_with(policy, op, &args, options, |t, _| {
+                gil.with(|py| alloc(py, t, &mut made))
+            })
+        });
+        match done {
             // An `out=` of another dtype than the result's: the general path casts into it
             // (nothing was computed: the allocation comes first).
             Err(e) if out.is_some() && e.message.starts_with(OUT_MISMATCH) => return Ok(None),
@@ -1112,7 +1107,7 @@ fn one_array_lane<'py>(
         }
     }
     Ok(Some(match (made, out) {
-        (Some(a), _) => a.into_any(),
+        (Some(a), _) => a.into_bound(py).into_any(),
         (None, Some(o)) => o.clone(),
         (None, None) => return Err(PyValueError::new_err("the op returned no result")),
     }))
@@ -1267,19 +1262,11 @@ unsafe fn fast_lane<'py>(
     let options = ops::Options::default();
     // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
     // consumed by `deliver`), and `scratch` is not used again.
-    let result = if len >= DETACH_ELEMENTS {
-        py.detach(|| {
-            plan.apply_with(&args, options, |t, shape| {
-                Python::attach(|py| unsafe {
-                    allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-                })
-            })
+    let result = gil::section(py, len >= DETACH_ELEMENTS, |gil| {
+        plan.apply_with(&args, options, |t, shape| {
+            gil.with(|py| unsafe { allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape) })
         })
-    } else {
-        plan.apply_with(&args, options, |t, shape| unsafe {
-            allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape)
-        })
-    };
+    });
     drop(args);
     match result {
         // An `out` of a dtype the policy's rule does not cast into: `kernel_call` hands the
@@ -1325,11 +1312,7 @@ unsafe fn elementwise<'py>(
                     t.name()
                 )));
             };
-            let done = if len >= DETACH_ELEMENTS {
-                py.detach(|| e.run(x, y, &mut aside))
-            } else {
-                e.run(x, y, &mut aside)
-            };
+            let done = gil::section(py, len >= DETACH_ELEMENTS, |_| e.run(x, y, &mut aside));
             done.map_err(|e| kernel_error(py, e))?;
             let shape: Shape = dims.iter().map(|&d| d as usize).collect();
             // SAFETY: the pass wrote every element, a pattern of `t` each.
@@ -1356,11 +1339,7 @@ unsafe fn elementwise<'py>(
         let ptr = (*result.as_ptr().cast::<numpy::npyffi::PyArrayObject>()).data;
         Data::borrowed(t.unit(), ptr.cast::<u8>(), len, true)
     };
-    let done = if len >= DETACH_ELEMENTS {
-        py.detach(|| e.run(x, y, &mut o))
-    } else {
-        e.run(x, y, &mut o)
-    };
+    let done = gil::section(py, len >= DETACH_ELEMENTS, |_| e.run(x, y, &mut o));
     done.map_err(|e| kernel_error(py, e))?;
     Ok(Some(result))
 }

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use typejoin::{Input, LoadError, render::ReportOptions};
 
+mod gil;
 mod kernels;
 mod memo;
 mod vectorcall;
