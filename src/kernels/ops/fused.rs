@@ -173,6 +173,18 @@ pub(super) fn fused_float(op: Op, c: DType, x: &Input, y: &Input, out: &mut Data
                     Op::Add => each!(|x: $L, y: $L| x + y),
                     Op::Subtract => each!(|x: $L, y: $L| x - y),
                     Op::Multiply => each!(|x: $L, y: $L| x * y),
+                    // The divider bounds a division loop: AVX2's is the faster here, for
+                    // operands that need no AVX-512 conversion.
+                    Op::TrueDivide if same_format => fused_go_on(
+                        Isa::detect().for_division(),
+                        a,
+                        b,
+                        o,
+                        fa,
+                        fb,
+                        |x: $L, y: $L| x / y,
+                        enc,
+                    ),
                     Op::TrueDivide => each!(|x: $L, y: $L| x / y),
                     // A NaN operand makes the canonical NaN (what `enc` makes of either), one
                     // unordered compare of the two, and the select `maxps`/`minps` is: the

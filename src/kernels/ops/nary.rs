@@ -810,12 +810,15 @@ fn select_pass(cond: &Data, x: &Data, y: &Data, out: &mut Data) {
 }
 
 /// [`select_pass`]'s loop over one piece, compiled for `isa` (the select vectorises as a
-/// compare and a blend).
+/// compare and a blend of the two loaded values).
 fn choose_on<T: Copy>(isa: Isa, c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
     #[inline(always)]
     fn choose<T: Copy>(c: &[u8], x: &[T], y: &[T], o: &mut [T]) {
         let n = o.len();
-        let pick = |c: u8, x: T, y: T| if c != 0 { x } else { y };
+        // Both values loaded, then a blend: LLVM turns a plain `if` into a load from the
+        // chosen address, a gather per vector (float64 at 1e3: 166 ns a pass on AVX-512, 444 ns
+        // on AVX2, against 104 ns so, measured outside the crate).
+        let pick = |c: u8, x: T, y: T| std::hint::select_unpredictable(c != 0, x, y);
         match (x.len() == n, y.len() == n) {
             (true, true) => {
                 for ((o, &c), (&x, &y)) in o.iter_mut().zip(c).zip(x.iter().zip(y)) {
