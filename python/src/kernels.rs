@@ -694,16 +694,11 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
     if let Some((_, f)) = lock(&MADE_KERNELS).iter().find(|(k, _)| *k == id) {
         return Ok(f.bind(py).clone());
     }
-    let params: &'static [&'static str] = match id.info().arity {
-        _ if id == OpId::ASTYPE => &["x", "dtype"],
-        Arity::Unary => &["x"],
-        Arity::Binary => &["x", "y"],
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "kernel({op:?}): only unary and binary ops have a kernel function; \
-                 typejoin.reference.call runs the others"
-            )));
-        }
+    let Some(params) = kernel_params(id) else {
+        return Err(PyValueError::new_err(format!(
+            "kernel({op:?}): only unary and binary ops, astype and where have a kernel \
+             function; typejoin.reference.call runs the others"
+        )));
     };
     let list = params.join(", ");
     let name = id.name();
@@ -713,6 +708,11 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
          names such as ``\"int4\"`` besides): the policy's conversion, bit-exact, correctly \
          rounded."
             .to_string()
+    } else if id.info().arity == Arity::Select {
+        format!(
+            "{name}({list}, *, policy='numpy', out=None)\n--\n\n``{name}({list})``: the \
+             result dtype is the join of ``x`` and ``y``."
+        )
     } else {
         format!(
             "{name}({list}, *, policy='numpy', out=None)\n--\n\n``{name}({list})`` under \
@@ -730,6 +730,19 @@ pub fn kernel<'py>(py: Python<'py>, op: &str) -> PyResult<Bound<'py, PyCFunction
     let f = vectorcall::function(place.as_any(), def)?.cast_into::<PyCFunction>()?;
     lock(&MADE_KERNELS).push((id, f.clone().unbind()));
     Ok(f)
+}
+
+/// The parameters of `op`'s [`kernel`] function before its keywords (`policy`, `out`), or
+/// `None` for an op that has none.
+fn kernel_params(op: OpId) -> Option<&'static [&'static str]> {
+    use typejoin::op::Arity;
+    match op.info().arity {
+        _ if op == OpId::ASTYPE => Some(&["x", "dtype"]),
+        Arity::Unary => Some(&["x"]),
+        Arity::Binary => Some(&["x", "y"]),
+        Arity::Select => Some(&["cond", "x", "y"]),
+        _ => None,
+    }
 }
 
 /// The C entry of every [`kernel`] function: arguments as CPython's vectorcall passes them.
@@ -789,8 +802,9 @@ unsafe fn fastcall_body<'py>(
             }
         }
     }
-    // Two arrays, and maybe `out=` (the only keyword then).
+    // A binary op on two arrays, and maybe `out=` (the only keyword then).
     let out = match (&args.names, raw) {
+        _ if op.info().arity != typejoin::op::Arity::Binary => None,
         (None, [_, _]) => Some(None),
         (Some(n), [_, _, o]) if n.len() == 1 && n.get_item(0)?.eq("out")? => Some(Some(*o)),
         _ => None,
@@ -801,11 +815,7 @@ unsafe fn fastcall_body<'py>(
         return Ok(r);
     }
     let (tuple, kwargs) = args.tuple_and_kwargs(py)?;
-    use typejoin::op::Arity;
-    let params: &[&str] = match op.info().arity {
-        Arity::Unary => &["x"],
-        _ => &["x", "y"],
-    };
+    let params = kernel_params(op).unwrap_or(&[]);
     kernel_call(py, op, params, &tuple, kwargs.as_ref())
 }
 
@@ -1397,7 +1407,8 @@ fn kernel_call<'py>(
         )));
     }
     let (mut policy, mut out) = (None, None);
-    let mut named: [Option<Bound<'py, PyAny>>; 2] = [None, None];
+    // At most three parameters (`kernel_params`: `where`).
+    let mut named: [Option<Bound<'py, PyAny>>; 3] = [None, None, None];
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
             let k = k.cast_into::<PyString>()?;

@@ -622,8 +622,20 @@ def test_the_op_functions_take_their_arguments_as_python_functions_do():
         ref.add(x, y, policy="no-such-policy")
     # One function per op, whoever asks.
     assert typejoin._native.kernel("add") is ref.add
-    with pytest.raises(ValueError, match="only unary and binary ops"):
+    with pytest.raises(ValueError, match="only unary and binary ops, astype and where"):
         typejoin._native.kernel("sum")
+    # `where` is such a function too, of three operands (never the two-array lane).
+    c = np.array([True, False])
+    assert typejoin._native.kernel("where") is ref.where
+    assert ref.where.__text_signature__ == "(cond, x, y, *, policy='numpy', out=None)"
+    assert ref.where(c, x, y=y).tolist() == [1.5, 4.0]
+    assert ref.where(cond=c, x=1, y=y, policy="jax").tolist() == [1.0, 4.0]
+    o = np.empty(2, np.float32)
+    with pytest.raises(TypeError, match="missing required argument: 'y'"):
+        ref.where(c, x, out=o)
+    with pytest.raises(TypeError, match=r"where\(\) takes 3 positional argument\(s\) but 4"):
+        ref.where(c, x, y, y)
+    assert ref.where(c, x, y, out=o) is o and o.tolist() == [1.5, 4.0]
     # A kept plan is the dtype pair's, whatever the values: int8 overflows, then wraps again.
     a = np.array([100], np.int8)
     assert ref.add(a, a).tolist() == [-56] and ref.add(a, a + 1).tolist() == [-55]

@@ -215,13 +215,7 @@ def clip(x: Any, lo: Any = None, hi: Any = None, *, policy: Any = "numpy",
         return _native_call("minimum", (x, hi), policy, out)
     if hi is None:
         return _native_call("maximum", (x, lo), policy, out)
-    return call("clip", x, lo, hi, policy=policy, out=out)
-
-
-def where(cond: Any, x: Any, y: Any, *, policy: Any = "numpy",
-          out: Optional[np.ndarray] = None):
-    """``where(cond, x, y)``: the result dtype is the join of ``x`` and ``y``."""
-    return call("where", cond, x, y, policy=policy, out=out)
+    return _native_call("clip", (x, lo, hi), policy, out)
 
 
 def sum(x: Any, axis: Optional[int] = None, *, dtype: Any = None,  # noqa: A001
@@ -256,15 +250,15 @@ def sum(x: Any, axis: Optional[int] = None, *, dtype: Any = None,  # noqa: A001
     return out
 
 
-# The unary and binary ops: native functions (`add(x, y, *, policy="numpy", out=None)`) that
-# run a generated policy without a Python frame (casting into an `out=` of another dtype the
-# policy's rule allows) and hand any other `policy=`, or an `out=` the rule refuses, to
-# `_native_call`.
+# The unary and binary ops and `where(cond, x, y)`: native functions (`add(x, y, *,
+# policy="numpy", out=None)`) that run a generated policy without a Python frame (casting into
+# an `out=` of another dtype the policy's rule allows) and hand any other `policy=`, or an
+# `out=` the rule refuses, to `_native_call`.
 for _name, _arity in _native.kernel_ops():
-    if _arity in ("binary", "unary"):
+    if _arity in ("binary", "unary", "select"):
         globals()[_name] = _native.kernel(_name)
         __all__.append(_name)
 # `astype(x, dtype, *, policy="numpy", out=None)`: native as the ops are (`dtype` as
 # `np.dtype` reads it, typejoin's names besides).
 astype = _native.kernel("astype")
-__all__ += ["astype", "clip", "where", "sum"]
+__all__ += ["astype", "clip", "sum"]
