@@ -959,7 +959,7 @@ pub(super) fn fused_modular(op: Op, c: DType, x: &Input, y: &Input, out: &mut Da
     }
     macro_rules! with_op {
         ($a:expr, $b:expr, $o:expr, $t:ty, $s:ty) => {{
-            // Inputs off the output's offset in a line split every 64-byte load: AVX2 then.
+            // AVX2 for a pass in L2 (`Isa::for_lines`).
             let isa = Isa::detect().for_lines(&$a[..], &$b[..], &$o[..]);
             let id = |v: $t| v;
             let (sa, st) = (|v: $t| v as $s, |v: $s| v as $t);
