@@ -313,8 +313,8 @@ impl Isa {
     /// (from Python, `out=`, best of 15, two runs each, AVX-512 → AVX2): float32 `add` at 1e4
     /// 1.47–1.52 µs → 1.38–1.39 µs, at 1e5 6.54–6.80 µs → 6.12–6.15 µs; int32 `add` at 1e4
     /// 1.39–1.47 µs → 1.33 µs; float64 `add` at 1e4 2.51–2.60 µs → 2.38–2.39 µs; int8
-    /// `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64 µs (no placement measured slower beyond
-    /// the runs' spread). At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against AVX-512's
+    /// `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64 µs. Slower beyond the runs' spread: only
+    /// float32 `multiply` at 1e5 into a new result, 7.65–7.70 µs → 7.80–7.91 µs. At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against AVX-512's
     /// 1.03, hence the threshold.
     pub(crate) fn for_lines<A, B, O>(self, a: &[A], b: &[B], o: &[O]) -> Isa {
         #[cfg(target_arch = "x86_64")]
