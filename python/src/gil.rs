@@ -23,22 +23,30 @@ pub(crate) fn section<T: Send>(
     f: impl FnOnce(Reattach) -> T + Send,
 ) -> T {
     if !release {
-        return f(Reattach { state: 0 });
+        return f(Reattach::new(0));
     }
     // SAFETY: the GIL is held (`py`), so the thread has a current state to name.
     let state = unsafe { ffi::PyThreadState_Get() } as usize;
-    py.detach(move || f(Reattach { state }))
+    py.detach(move || f(Reattach::new(state)))
 }
 
 /// The calling thread's interpreter state while a [`section`] runs without the GIL (`0`: the
-/// section kept it). Only the thread that runs the section may use it: the kernels ask for
-/// their result on the calling thread, before any parallel loop.
+/// section kept it). Neither `Send` nor `Sync`: only the thread that runs the section can use
+/// it (the kernels ask for their result on the calling thread, before any parallel loop).
 #[derive(Clone, Copy)]
 pub(crate) struct Reattach {
     state: usize,
+    this_thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Reattach {
+    fn new(state: usize) -> Reattach {
+        Reattach {
+            state,
+            this_thread: std::marker::PhantomData,
+        }
+    }
+
     /// `g` with the GIL held: taken back for `g` and released after it (also when `g`
     /// panics), or held already.
     pub(crate) fn with<R>(self, g: impl for<'py> FnOnce(Python<'py>) -> R) -> R {
