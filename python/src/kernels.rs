@@ -1103,11 +1103,47 @@ fn one_array_lane<'py>(
         let data = unsafe { Data::borrowed(tx.unit(), (*xa).data.cast::<u8>(), len, false) };
         let xv = Array::new(tx, shape, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let args = [Arg::Array(xv)];
-        let done = gil::section(py, release, |gil| {
-            ops::apply_with(policy, op, &args, options, |t, _| {
-                gil.with(|py| alloc(py, t, &mut made))
-            })
-        });
+        // A released call whose result dtype an earlier one met (`KNOWN_RESULTS`): the result
+        // array is made first, with the GIL held, and the GIL released once, for the kernel,
+        // as NumPy's ufuncs do. Taking it back mid-call to make the array releases it twice:
+        // int8 `absolute` into `out=` at 1e5, 2.49 µs so against 2.43 µs with it held.
+        let key = (policy as *const Generated as usize, op, tx, to);
+        let known = release.then(|| known_result(key)).flatten();
+        let done = match known {
+            Some(t) => match alloc(py, t, &mut made) {
+                Err(e) => Err(e),
+                Ok(view) => {
+                    let mut view = Some(view);
+                    py.detach(|| {
+                        ops::apply_with(policy, op, &args, options, |t, _| {
+                            view.take()
+                                .filter(|v| v.dtype() == t)
+                                .ok_or_else(|| OpError {
+                                    kind: ErrorKind::Input,
+                                    message: format!(
+                                        "{}'s result changed dtype: {}",
+                                        op.name(),
+                                        t.name()
+                                    ),
+                                })
+                        })
+                    })
+                }
+            },
+            None => {
+                let mut met = None;
+                let done = gil::section(py, release, |gil| {
+                    ops::apply_with(policy, op, &args, options, |t, _| {
+                        met = Some(t);
+                        gil.with(|py| alloc(py, t, &mut made))
+                    })
+                });
+                if let (true, Some(t), Ok(_)) = (release, met, &done) {
+                    lock(&KNOWN_RESULTS).push((key, t));
+                }
+                done
+            }
+        };
         match done {
             // An `out=` of another dtype than the result's: the general path casts into it
             // (nothing was computed: the allocation comes first).
@@ -1121,6 +1157,21 @@ fn one_array_lane<'py>(
         (None, Some(o)) => o.clone(),
         (None, None) => return Err(PyValueError::new_err("the op returned no result")),
     }))
+}
+
+/// A one-array op's result dtype as a released call of the lane met it, by policy (its
+/// address: a generated policy is a static), op, operand dtype and `astype`'s destination:
+/// what `ops::apply_with` allocates depends on nothing else. Bounded by the policies, ops and
+/// dtypes there are.
+type ResultKey = (usize, OpId, DType, Option<DType>);
+static KNOWN_RESULTS: Mutex<Vec<(ResultKey, DType)>> = Mutex::new(Vec::new());
+
+/// The result dtype [`KNOWN_RESULTS`] holds for `key`, if a call met it.
+fn known_result(key: ResultKey) -> Option<DType> {
+    lock(&KNOWN_RESULTS)
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|&(_, t)| t)
 }
 
 /// NumPy's `ndarray` type object, read from its C API once (through rust-numpy's API table
