@@ -281,9 +281,9 @@ pub(crate) enum Isa {
     Avx512,
 }
 
-/// The least output, in bytes, for which [`Isa::for_lines`] trades AVX-512 for AVX2: with the
-/// inputs, three times this stays in a 48 KiB L1 below it.
-pub(crate) const LINES_MIN_BYTES: usize = 16 << 10;
+/// The least data, in bytes, a pass reads and writes (its distinct inputs and its output) for
+/// which [`Isa::for_lines`] trades AVX-512 for AVX2: below it the data stay in a 48 KiB L1.
+pub(crate) const LINES_MIN_BYTES: usize = 48 << 10;
 
 impl Isa {
     pub(crate) fn detect() -> Isa {
@@ -303,27 +303,33 @@ impl Isa {
         Isa::Baseline
     }
 
-    /// AVX2 in place of AVX-512 for a pass of one element size writing at least
-    /// [`LINES_MIN_BYTES`] (its data then live in L2, not L1). Only for loops that lose nothing
-    /// without AVX-512 (plain arithmetic, bitwise ops, equal-width maps; not 64-bit integer ↔
-    /// float conversions). First taken where an input's offset within a 64-byte line differs
-    /// from the output's ([`map2`] aligns the stores, so each of that input's 64-byte loads
-    /// straddles two lines): float32 `add` at 1e5 from Python against NumPy's AVX2 loop,
-    /// 0.87–0.90 before, 0.99–1.10 after. Then measured for inputs on the output's offset too
-    /// (from Python, `out=`, best of 15, two runs each, AVX-512 → AVX2): float32 `add` at 1e4
-    /// 1.47–1.52 µs → 1.38–1.39 µs, at 1e5 6.54–6.80 µs → 6.12–6.15 µs; int32 `add` at 1e4
-    /// 1.39–1.47 µs → 1.33 µs; float64 `add` at 1e4 2.51–2.60 µs → 2.38–2.39 µs; int8
-    /// `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64 µs. Slower beyond the runs' spread: only
-    /// float32 `multiply` at 1e5 into a new result, 7.65–7.70 µs → 7.80–7.91 µs. At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against AVX-512's
-    /// 1.03, hence the threshold.
+    /// AVX2 in place of AVX-512 for a pass of one element size whose inputs and output take at
+    /// least [`LINES_MIN_BYTES`] together (its data then live in L2, not L1); `a` and `b` one
+    /// slice (a unary map) count once. Only for loops that lose nothing without AVX-512 (plain
+    /// arithmetic, bitwise ops, equal-width maps; not 64-bit integer ↔ float conversions).
+    /// First taken where an input's offset within a 64-byte line differs from the output's
+    /// ([`map2`] aligns the stores, so each of that input's 64-byte loads straddles two lines):
+    /// float32 `add` at 1e5 from Python against NumPy's AVX2 loop, 0.87–0.90 before, 0.99–1.10
+    /// after. Then measured for inputs on the output's offset too (from Python, `out=`, best of
+    /// 15, two runs each, AVX-512 → AVX2): float32 `add` at 1e4 1.47–1.52 µs → 1.38–1.39 µs, at
+    /// 1e5 6.54–6.80 µs → 6.12–6.15 µs; int32 `add` at 1e4 1.39–1.47 µs → 1.33 µs; float64 `add`
+    /// at 1e4 2.51–2.60 µs → 2.38–2.39 µs; int8 `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64
+    /// µs. Slower beyond the runs' spread: only float32 `multiply` at 1e5 into a new result,
+    /// 7.65–7.70 µs → 7.80–7.91 µs. At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against
+    /// AVX-512's 1.03, hence the threshold; a unary map's two arrays fill L1 from 24 KiB of
+    /// output (int8 `absolute` into `out=` with AVX2 from 16 KiB: 400 ns at 16,383 elements,
+    /// 611 ns at 20,000, NumPy 435 and 549 ns).
     pub(crate) fn for_lines<A, B, O>(self, a: &[A], b: &[B], o: &[O]) -> Isa {
         #[cfg(target_arch = "x86_64")]
         if self == Isa::Avx512
-            && size_of_val(o) >= LINES_MIN_BYTES
             && size_of::<A>() == size_of::<O>()
             && size_of::<B>() == size_of::<O>()
         {
-            return Isa::Avx2;
+            let one_input = std::ptr::addr_eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len();
+            let inputs = size_of_val(a) + if one_input { 0 } else { size_of_val(b) };
+            if inputs + size_of_val(o) >= LINES_MIN_BYTES {
+                return Isa::Avx2;
+            }
         }
         let _ = (a, b, o);
         self
@@ -388,24 +394,31 @@ mod tests {
     }
 
     /// AVX2 from the threshold for loops of one element size, whatever the offsets; AVX-512
-    /// below it and where the element sizes differ; AVX2 and the baseline stay.
+    /// below it and where the element sizes differ; a unary map's one input counted once;
+    /// AVX2 and the baseline stay.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn passes_in_l2_of_one_element_size_take_avx2() {
-        let n = LINES_MIN_BYTES / 4;
-        let buf = vec![0u32; n + 64];
+        // Three arrays of n u32s fill the threshold.
+        let n = LINES_MIN_BYTES / 12;
+        let buf = vec![0u32; 2 * n + 64];
         let at = |k: usize, len: usize| &buf[k..k + len];
         let o = at(16, n);
+        let avx512 = Isa::Avx512;
         // Below the threshold AVX-512 stays whatever the offsets.
         assert_eq!(
-            Isa::Avx512.for_lines(at(8, n - 1), at(8, n - 1), at(16, n - 1)),
+            avx512.for_lines(at(8, n - 1), at(8, n - 1), at(16, n - 1)),
             Isa::Avx512
         );
-        let avx512 = Isa::Avx512;
         assert_eq!(avx512.for_lines(at(0, n), at(32, n), o), Isa::Avx2);
         assert_eq!(avx512.for_lines(at(8, n), at(32, n), o), Isa::Avx2);
-        assert_eq!(avx512.for_lines(at(0, n), at(5, 1), o), Isa::Avx2);
-        let bytes = vec![0u8; n];
+        // One input twice (a unary map) counts once: two arrays of 1.5 n u32s fill it.
+        assert_eq!(avx512.for_lines(at(0, n), at(0, n), o), Isa::Avx512);
+        let (x, y) = (at(0, 3 * n / 2), at(8, 3 * n / 2));
+        assert_eq!(avx512.for_lines(x, x, y), Isa::Avx2);
+        assert_eq!(avx512.for_lines(at(0, n), at(5, 1), o), Isa::Avx512);
+        assert_eq!(avx512.for_lines(at(0, 2 * n), at(5, 1), o), Isa::Avx2);
+        let bytes = vec![0u8; 3 * n];
         assert_eq!(avx512.for_lines(&bytes, &bytes[..1], o), Isa::Avx512);
         assert_eq!(avx512.for_lines(at(0, n), &bytes, o), Isa::Avx512);
         assert_eq!(Isa::Avx2.for_lines(at(8, n), at(8, n), o), Isa::Avx2);
