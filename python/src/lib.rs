@@ -10,6 +10,7 @@ use typejoin::{Input, LoadError, render::ReportOptions};
 mod gil;
 mod kernels;
 mod memo;
+mod placed;
 mod vectorcall;
 
 /// The `typejoin` command line, the binary's own code (src/cli), compiled in.

@@ -656,3 +656,61 @@ def test_a_forked_child_runs_the_kernels_its_parent_split_across_threads():
 
 def _maximum_in_child(a, b):
     return [ref.maximum(a, b) for _ in range(50)][-1]
+
+
+def _handler_name(a):
+    from numpy._core.multiarray import get_handler_name  # NumPy 2; numpy.core before
+    return get_handler_name(a)
+
+
+def test_new_results_of_l2_sizes_are_placed_arrays_numpy_owns():
+    """A binary pass's new result of 16 KiB up to 4 MiB comes from typejoin's NumPy memory
+    handler, starting at the page offset of the input the other lies ahead of (``placed``): an
+    array that owns its data, as NumPy's own results are, which NumPy resizes and frees
+    through that handler; the one-array lane's (``negative``, ``astype``) start on a line
+    start. Other sizes, and the general path (a call on a dtype the fast lane has not met yet),
+    take NumPy's handler."""
+    page = 4096
+    buf = np.zeros(3 * page * 12 + page, np.uint8)
+    base = -buf.ctypes.data % page
+
+    def at(offset, n):
+        v = buf[base + offset:][:4 * n].view(np.float32)
+        v[:] = np.arange(n, dtype=np.float32) * 0.5
+        return v
+
+    n = 10_000  # 40,000 bytes
+    a, b = at(1040, n), at(page * 12 + 1040 + 400, n)  # b 400 bytes ahead of a in the page
+    ref.add(a, b)  # the fast lane reads a dtype the general path has met
+    for x, y, behind in [(a, b, a), (b, a, a)]:
+        r = ref.add(x, y)
+        np.testing.assert_array_equal(r, np.add(x, y))
+        assert _handler_name(r) == "typejoin"
+        assert r.flags.owndata and r.base is None
+        assert r.flags.c_contiguous and r.flags.aligned and r.flags.writeable
+        assert r.ctypes.data % page == behind.ctypes.data % page
+    # b 3,000 bytes ahead of a is a 1,096 bytes behind b: the result starts where b does.
+    c = at(page * 24 + 1040 + 3000, n)
+    assert ref.multiply(a, c).ctypes.data % page == c.ctypes.data % page
+    # resize (the handler's realloc) keeps the data; NumPy frees the array through it.
+    r = ref.add(a, b)
+    want = np.add(a, b)
+    r.resize(2 * n, refcheck=False)
+    np.testing.assert_array_equal(r[:n], want)
+    assert r[n:].tolist() == [0.0] * n
+    r.resize(n // 2, refcheck=False)
+    np.testing.assert_array_equal(r, want[:n // 2])
+    del r
+    # Too small or too large to be placed, and the ops that are not one pass: NumPy's handler.
+    for x, y in [(a[:1000], b[:1000]), (np.ones(1_100_000, np.float32),) * 2,
+                 (a.astype(np.int8), b)]:
+        assert _handler_name(ref.add(x, y)) == "default_allocator"
+    # The one-array lane's results start on a line start: at the line of the operand's page
+    # offset where the element sizes agree, else on a page start.
+    ref.negative(a)
+    r = ref.negative(a)
+    np.testing.assert_array_equal(r, np.negative(a))
+    assert _handler_name(r) == "typejoin" and r.ctypes.data % page == 1040 // 64 * 64
+    r = ref.astype(a, "float64")
+    np.testing.assert_array_equal(r, a.astype(np.float64))
+    assert _handler_name(r) == "typejoin" and r.ctypes.data % page == 0
