@@ -32,7 +32,7 @@ use pyo3::prelude::*;
 /// The least result, in bytes, placed by [`empty_placed`]: below it the three arrays of a
 /// binary loop share L1 (three times it is `stream::LINES_MIN_BYTES`) and a line split costs
 /// little.
-pub(crate) const PLACED_MIN_BYTES: usize = 16 << 10;
+pub(crate) const PLACED_MIN_BYTES: usize = 1 << 10;
 /// Results from this size stay with NumPy's handler (huge pages from 4 MiB).
 pub(crate) const PLACED_MAX_BYTES: usize = 4 << 20;
 
@@ -141,18 +141,21 @@ fn block(size: usize, offset: usize, span: usize, zeroed: bool) -> *mut u8 {
     let Ok(layout) = std::alloc::Layout::from_size_align(total, ALIGN) else {
         return std::ptr::null_mut();
     };
-    // SAFETY: `layout` has a non-zero size.
-    let raw = unsafe {
-        match zeroed {
-            true => std::alloc::alloc_zeroed(layout),
-            false => std::alloc::alloc(layout),
-        }
+    let raw = match zeroed {
+        false => kept(total).unwrap_or_else(|| {
+            // SAFETY: `layout` has a non-zero size.
+            unsafe { std::alloc::alloc(layout) }
+        }),
+        // SAFETY: as above.
+        true => unsafe { std::alloc::alloc_zeroed(layout) },
     };
     if raw.is_null() {
         return raw;
     }
     let first = raw as usize + HEADER;
-    let skip = (offset + span - first % span) % span;
+    // `span` is a power of two: a mask, not a division (a 32-bit `div` took a fifth of this
+    // function's time).
+    let skip = (offset + span - (first & (span - 1))) & (span - 1);
     // SAFETY: `HEADER + skip` < `HEADER + span` bytes into an allocation of `size + HEADER +
     // span` bytes, so the data's `size` bytes and the header before them are inside it; the
     // header is 8-byte aligned (`raw` is 16-aligned, `first` 8 bytes from a multiple of 16 or
@@ -176,14 +179,93 @@ unsafe fn free_block(data: *mut u8) {
         return;
     }
     // SAFETY: the caller's contract: the header `block` wrote sits before `data`.
-    unsafe {
+    let (raw, total) = unsafe {
         let header = data.sub(HEADER).cast::<usize>();
-        let (raw, total) = (header.read() as *mut u8, header.add(1).read());
+        (header.read() as *mut u8, header.add(1).read())
+    };
+    if !keep(raw, total) {
+        // SAFETY: an allocation `block` made with this layout, not kept.
+        unsafe { dealloc(raw, total) };
+    }
+}
+
+/// Frees an allocation of `total` bytes that [`block`] made.
+///
+/// # Safety
+/// `raw` is such an allocation, not freed before.
+unsafe fn dealloc(raw: *mut u8, total: usize) {
+    // SAFETY: the caller's contract (the layout `block` allocated with).
+    unsafe {
         std::alloc::dealloc(
             raw,
             std::alloc::Layout::from_size_align_unchecked(total, ALIGN),
-        );
+        )
     }
+}
+
+/// Allocations freed on this thread, kept for the next block of their length: a result made
+/// and dropped call after call (a loop's temporaries) takes its block back without `malloc`
+/// and `free`, which took 55 ns of a 1,000-element `astype` into a new result (370 ns), a
+/// block of 4 KB coming from glibc's bins rather than its per-thread cache (up to 1 KiB, as
+/// NumPy's own cache is). At most [`KEPT_BLOCKS`] blocks and [`KEPT_BYTES`] bytes, each at
+/// most a quarter of that; freed when the thread ends.
+struct Kept {
+    blocks: Vec<(*mut u8, usize)>,
+    bytes: usize,
+}
+
+const KEPT_BLOCKS: usize = 8;
+const KEPT_BYTES: usize = 1 << 20;
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        for (raw, total) in self.blocks.drain(..) {
+            // SAFETY: blocks are kept once, and leave `blocks` when taken.
+            unsafe { dealloc(raw, total) };
+        }
+    }
+}
+
+thread_local! {
+    static KEPT: std::cell::RefCell<Kept> = const {
+        std::cell::RefCell::new(Kept { blocks: Vec::new(), bytes: 0 })
+    };
+}
+
+/// A kept allocation of exactly `total` bytes, if this thread has one.
+fn kept(total: usize) -> Option<*mut u8> {
+    KEPT.try_with(|k| {
+        let mut k = k.try_borrow_mut().ok()?;
+        let at = k.blocks.iter().rposition(|&(_, t)| t == total)?;
+        k.bytes -= total;
+        Some(k.blocks.swap_remove(at).0)
+    })
+    .ok()
+    .flatten()
+}
+
+/// Keeps a freed allocation for [`kept`] (the oldest kept ones freed to make room); `false`
+/// where it is not kept (too large, or the thread's cache is gone), to be freed now.
+fn keep(raw: *mut u8, total: usize) -> bool {
+    if total > KEPT_BYTES / 4 {
+        return false;
+    }
+    KEPT.try_with(|k| {
+        let Ok(mut k) = k.try_borrow_mut() else {
+            return false;
+        };
+        // Ends: with no block kept, `total` fits.
+        while k.blocks.len() >= KEPT_BLOCKS || k.bytes + total > KEPT_BYTES {
+            let (r, t) = k.blocks.remove(0);
+            k.bytes -= t;
+            // SAFETY: a kept allocation, taken out of `blocks`.
+            unsafe { dealloc(r, t) };
+        }
+        k.blocks.push((raw, total));
+        k.bytes += total;
+        true
+    })
+    .unwrap_or(false)
 }
 
 /// The data length a block was asked for.

@@ -664,7 +664,7 @@ def _handler_name(a):
 
 
 def test_new_results_of_l2_sizes_are_placed_arrays_numpy_owns():
-    """A binary pass's new result of 16 KiB up to 4 MiB comes from typejoin's NumPy memory
+    """A binary pass's new result of 1 KiB up to 4 MiB comes from typejoin's NumPy memory
     handler, starting at the page offset of the input the other lies ahead of (``placed``): an
     array that owns its data, as NumPy's own results are, which NumPy resizes and frees
     through that handler; the one-array lane's (``negative``, ``astype``) start on a line
@@ -692,6 +692,9 @@ def test_new_results_of_l2_sizes_are_placed_arrays_numpy_owns():
     # b 3,000 bytes ahead of a is a 1,096 bytes behind b: the result starts where b does.
     c = at(page * 24 + 1040 + 3000, n)
     assert ref.multiply(a, c).ctypes.data % page == c.ctypes.data % page
+    # A freed block serves the next result of its size (the thread's kept blocks).
+    first = ref.add(a, b).ctypes.data
+    assert ref.add(a, b).ctypes.data == first
     # resize (the handler's realloc) keeps the data; NumPy frees the array through it.
     r = ref.add(a, b)
     want = np.add(a, b)
@@ -702,7 +705,7 @@ def test_new_results_of_l2_sizes_are_placed_arrays_numpy_owns():
     np.testing.assert_array_equal(r, want[:n // 2])
     del r
     # Too small or too large to be placed, and the ops that are not one pass: NumPy's handler.
-    for x, y in [(a[:1000], b[:1000]), (np.ones(1_100_000, np.float32),) * 2,
+    for x, y in [(a[:200], b[:200]), (np.ones(1_100_000, np.float32),) * 2,
                  (a.astype(np.int8), b)]:
         assert _handler_name(ref.add(x, y)) == "default_allocator"
     # The one-array lane's results start on a line start: at the line of the operand's page
