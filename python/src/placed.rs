@@ -29,9 +29,9 @@ use numpy::npyffi::{self, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_W
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-/// The least result, in bytes, placed by [`empty_placed`]: below it the three arrays of a
-/// binary loop share L1 (three times it is `stream::LINES_MIN_BYTES`) and a line split costs
-/// little.
+/// The least result, in bytes, made by [`empty_placed`]: below it NumPy's own handler keeps
+/// freed blocks of each size for the next array (its cache, up to 1 KiB), and the arrays of a
+/// loop share L1 however they lie.
 pub(crate) const PLACED_MIN_BYTES: usize = 1 << 10;
 /// Results from this size stay with NumPy's handler (huge pages from 4 MiB).
 pub(crate) const PLACED_MAX_BYTES: usize = 4 << 20;
