@@ -31,18 +31,23 @@ const DETACH_ELEMENTS: usize = 1 << 14;
 
 /// Below this many elements a pass of one cheap step per element runs with the GIL held: a
 /// fast lane's elementwise pass (`+ − × ÷`, the bitwise ops, `maximum`/`minimum`, the
-/// comparisons) and `negative`, `absolute` and `astype` in the one-array lane. Releasing the
-/// GIL and taking it back cost 54 ns (int8 `absolute` into `out=`: 363 ns at 16,000
-/// elements with the GIL held, 417 ns at 16,384 released), 2 % of such a pass at 1e5
-/// elements, where it ran 0.95–1.00 of NumPy's ufunc; the slowest of them below this size,
-/// float64 division, takes about 70 µs, a seventieth of CPython's 5 ms switch interval.
+/// comparisons, of integers, float32 or float64) and `negative` and `absolute` of an integer,
+/// float32 or float64 array in the one-array lane. Releasing the GIL and taking it back cost
+/// 54 ns (int8 `absolute` into `out=`: 363 ns at 16,000 elements with the GIL held, 417 ns
+/// at 16,384 released); int8 `absolute` at 1e5 into a new result ran 0.99–1.00 of NumPy's
+/// in the benchmark released, 1.02–1.03 held. The slowest of these passes just under this size
+/// measured 38 µs (float64 division, 131,071 elements on two threads; `negative` of float64
+/// 14 µs), under a hundredth of CPython's 5 ms switch interval. Not `astype`, whose slowest
+/// conversions take milliseconds there (int64 → float16 5.7 ms, float64 → int64 1.75 ms), nor
+/// the 16- and 8-bit floats (`negative` of float16 123 µs).
 const DETACH_PASS_ELEMENTS: usize = 1 << 17;
 
-/// The ops the one-array lane runs as a cheap pass ([`DETACH_PASS_ELEMENTS`]).
-fn cheap_pass(op: OpId) -> bool {
+/// Whether the one-array lane runs `op` on `t` as a cheap pass ([`DETACH_PASS_ELEMENTS`]).
+fn cheap_pass(op: OpId, t: DType) -> bool {
     const NEGATIVE: OpId = OpId::of("negative");
     const ABSOLUTE: OpId = OpId::of("absolute");
-    op == NEGATIVE || op == ABSOLUTE || op == OpId::ASTYPE
+    (op == NEGATIVE || op == ABSOLUTE)
+        && matches!(t, DType::Int { .. } | DType::Float32 | DType::Float64)
 }
 
 /// Storage for a result computed aside (for an `out=` of another dtype, or one sharing memory
@@ -640,7 +645,7 @@ fn astype_bool_bytes<'py>(
     let (mut made, mut scratch) = (None, Scratch::take());
     // SAFETY (`allocate`): `result` is declared after `scratch`, so it is dropped first (or
     // consumed by `deliver`), and `scratch` is not used again.
-    let result = gil::section(py, len >= DETACH_PASS_ELEMENTS, |gil| {
+    let result = gil::section(py, len >= DETACH_ELEMENTS, |gil| {
         ops::astype_bool_bytes(policy, bytes, shape, options, |t, shape| {
             gil.with(|py| unsafe { allocate(py, out.as_ref(), &mut made, &mut scratch, t, shape) })
         })
@@ -1106,7 +1111,7 @@ fn one_array_lane<'py>(
         ..ops::Options::default()
     };
     let release = len
-        >= if cheap_pass(op) {
+        >= if cheap_pass(op, tx) {
             DETACH_PASS_ELEMENTS
         } else {
             DETACH_ELEMENTS
