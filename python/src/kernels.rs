@@ -994,13 +994,13 @@ unsafe fn builtin_dtype(a: *mut numpy::npyffi::PyArrayObject) -> Option<DType> {
     }
 }
 
-/// `astype(x, to)` (`op` [`OpId::ASTYPE`], `to` given) or a unary op (`to` `None`) under
-/// `policy` where `x` is a NumPy array (the `ndarray` type itself), C-contiguous, aligned, in
-/// native byte order and of one of NumPy's dtypes whose every pattern is a value (or bool, for `astype`), and `out` is none or
-/// such an array of its shape, writeable, of the result's dtype, sharing no memory with it:
-/// read straight from their structs, as [`fast_lane`] reads a binary op's. `None` for anything
-/// else (nothing computed), which the caller's general path takes; the result is the one it
-/// computes.
+/// `astype(x, to)` (`op` [`OpId::ASTYPE`], `to` given) or a unary op (`to` `None`) under `policy`
+/// where `x` is a NumPy array (the `ndarray` type itself), C-contiguous, aligned, in native byte
+/// order and of one of NumPy's dtypes whose every pattern is a value (or bool, for `astype`), and
+/// `out` is none or such an array of its shape, writeable, of the result's dtype, sharing no memory
+/// with it: read straight from their structs, as [`fast_lane`] reads a binary op's. `None` for
+/// anything else (nothing computed), which the caller's general path takes; the result is the one
+/// it computes.
 fn one_array_lane<'py>(
     py: Python<'py>,
     policy: &'static Generated,

@@ -30,8 +30,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 /// The least result, in bytes, made by [`empty_placed`]: below it NumPy's own handler keeps
-/// freed blocks of each size for the next array (its cache, up to 1 KiB), and the arrays of a
-/// loop share L1 however they lie.
+/// freed blocks of each size for the next array (its cache, up to 1 KiB).
 pub(crate) const PLACED_MIN_BYTES: usize = 1 << 10;
 /// Results from this size stay with NumPy's handler (huge pages from 4 MiB).
 pub(crate) const PLACED_MAX_BYTES: usize = 4 << 20;
@@ -382,11 +381,12 @@ pub(crate) fn places(nbytes: usize) -> bool {
     (PLACED_MIN_BYTES..PLACED_MAX_BYTES).contains(&nbytes)
 }
 
-/// A new uninitialised C-contiguous `ndarray` (NumPy's type) of `descr` (stolen) and shape `dims`, `nbytes`
-/// long, whose data starts `at` bytes into a page (taken modulo 4096, rounded down to a
-/// multiple of 8: [`page_offset`] chooses it), from [`HANDLER`]; `Ok(None)` (and `descr` released) where it would not be placed: a
-/// size outside [`PLACED_MIN_BYTES`]–[`PLACED_MAX_BYTES`], a NumPy without the handler API,
-/// or a handler in effect other than NumPy's first.
+/// A new uninitialised C-contiguous `ndarray` (NumPy's type) of `descr` (stolen) and shape
+/// `dims`, `nbytes` long, whose data starts `at` bytes into a page (taken modulo 4096, rounded
+/// down to a multiple of 8: [`page_offset`] chooses it), from [`HANDLER`]; `Ok(None)` (and
+/// `descr` released) where it would not be placed: a size outside [`PLACED_MIN_BYTES`]–
+/// [`PLACED_MAX_BYTES`], a NumPy without the handler API, or a handler in effect other than
+/// NumPy's first.
 ///
 /// # Safety
 /// `descr` is an owned reference to a descriptor of elements `nbytes / product(dims)` long.

@@ -304,21 +304,21 @@ impl Isa {
     }
 
     /// AVX2 in place of AVX-512 for a pass of one element size whose inputs and output take at
-    /// least [`LINES_MIN_BYTES`] together (its data then live in L2, not L1); `a` and `b` one
-    /// slice (a unary map) count once. Only for loops that lose nothing without AVX-512 (plain
-    /// arithmetic, bitwise ops, equal-width maps; not 64-bit integer ↔ float conversions).
-    /// First taken where an input's offset within a 64-byte line differs from the output's
-    /// ([`map2`] aligns the stores, so each of that input's 64-byte loads straddles two lines):
-    /// float32 `add` at 1e5 from Python against NumPy's AVX2 loop, 0.87–0.90 before, 0.99–1.10
-    /// after. Then measured for inputs on the output's offset too (from Python, `out=`, best of
-    /// 15, two runs each, AVX-512 → AVX2): float32 `add` at 1e4 1.47–1.52 µs → 1.38–1.39 µs, at
-    /// 1e5 6.54–6.80 µs → 6.12–6.15 µs; int32 `add` at 1e4 1.39–1.47 µs → 1.33 µs; float64 `add`
-    /// at 1e4 2.51–2.60 µs → 2.38–2.39 µs; int8 `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64
-    /// µs. Slower beyond the runs' spread: only float32 `multiply` at 1e5 into a new result,
-    /// 7.65–7.70 µs → 7.80–7.91 µs. At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against
-    /// AVX-512's 1.03, hence the threshold; a unary map's two arrays fill L1 from 24 KiB of
-    /// output (int8 `absolute` into `out=` with AVX2 from 16 KiB: 400 ns at 16,383 elements,
-    /// 611 ns at 20,000, NumPy 435 and 549 ns).
+    /// least [`LINES_MIN_BYTES`] together (its data then live in L2, not L1); `a` and `b` one slice
+    /// (a unary map) count once. Only for loops that lose nothing without AVX-512 (plain
+    /// arithmetic, bitwise ops, equal-width maps; not 64-bit integer ↔ float conversions). First
+    /// taken where an input's offset within a 64-byte line differs from the output's ([`map2`]
+    /// aligns the stores, so each of that input's 64-byte loads straddles two lines): float32 `add`
+    /// at 1e5 from Python against NumPy's AVX2 loop, 0.87–0.90 before, 0.99–1.10 after. Then
+    /// measured for inputs on the output's offset too (from Python, `out=`, best of 15, two runs
+    /// each, AVX-512 → AVX2): float32 `add` at 1e4 1.47–1.52 µs → 1.38–1.39 µs, at 1e5 6.54–6.80 µs
+    /// → 6.12–6.15 µs; int32 `add` at 1e4 1.39–1.47 µs → 1.33 µs; float64 `add` at 1e4 2.51–2.60 µs
+    /// → 2.38–2.39 µs; int8 `negative` at 1e5 new 2.64–2.65 µs → 2.63–2.64 µs. Slower beyond the
+    /// runs' spread: only float32 `multiply` at 1e5 into a new result, 7.65–7.70 µs → 7.80–7.91 µs.
+    /// At 1e3, in L1, AVX2 measured 0.95 of NumPy's `add` against AVX-512's 1.03, hence the
+    /// threshold; a unary map's two arrays fill L1 from 24 KiB of output (int8 `absolute` into
+    /// `out=` with AVX2 from 16 KiB: 400 ns at 16,383 elements, 611 ns at 20,000, NumPy 435 and 549
+    /// ns).
     pub(crate) fn for_lines<A, B, O>(self, a: &[A], b: &[B], o: &[O]) -> Isa {
         #[cfg(target_arch = "x86_64")]
         if self == Isa::Avx512
