@@ -598,6 +598,20 @@ impl Array {
         }
     }
 
+    /// Element `i`'s bit patterns (`[pattern, 0]` for a real dtype): one element of
+    /// [`Array::bits`], read without collecting the others.
+    pub fn bits_at(&self, i: usize) -> [u64; 2] {
+        match &self.data {
+            Data::U8(v) => [v[i] as u64, 0],
+            Data::U16(v) => [v[i] as u64, 0],
+            Data::U32(v) => [v[i] as u64, 0],
+            Data::U64(v) => [v[i], 0],
+            Data::C32(v) => [v[i][0] as u64, v[i][1] as u64],
+            Data::C64(v) => [v[i][0] as u64, v[i][1] as u64],
+            Data::C128(v) => v[i],
+        }
+    }
+
     /// Sets element `i` to the bit patterns `bits` (`[re, _]` for real dtypes), which must fit
     /// the dtype (patterns taken from an array of the same dtype).
     pub fn set_bits(&mut self, i: usize, [re, im]: [u64; 2]) {

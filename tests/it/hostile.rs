@@ -350,6 +350,13 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
         small(6),
         complex_line,
         small(8),
+        // NumPy 2 compares int64 with uint64 by value: the 256 MiB result fits, the operands
+        // broadcast to 2 GiB each do not.
+        format!(
+            r#"{{"id":9,"op":"less","args":[{},{}]}}"#,
+            column("int64", "1", true),
+            column("uint64", "2", false)
+        ),
     ];
     let text = lines.join("\n") + "\n";
     let o = run_in_address_space(
@@ -379,6 +386,7 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
         (6, "ok"),
         (7, "input"),
         (8, "ok"),
+        (9, "memory"),
     ]
     .into_iter()
     .map(|(i, k)| (i, k.to_string()))
@@ -397,6 +405,10 @@ fn the_runner_answers_every_line_in_a_4_gib_address_space() {
         serde_json::json!({"id": 5, "dtype": "complex128", "shape": [0, 134217728], "bits": []})
     );
     assert_eq!(answers[7]["bits"], serde_json::json!([4, 5]));
+    assert_eq!(
+        answers[8]["error"],
+        "an array of shape [16384, 16384] needs 2147483648 bytes, more than this process could allocate"
+    );
 }
 
 /// A line whose `bits` the allocator refuses (30 million patterns, 480 MB, in a 512 MiB

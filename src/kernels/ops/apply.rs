@@ -186,7 +186,7 @@ pub fn apply_with(
             && to == DType::Bool
             && policy.semantics.complex_to_bool == ComplexToBool::RealPart
         {
-            real = super::astype::astype(a, a.dtype.part());
+            real = super::astype::try_astype(a, a.dtype.part())?;
             &real
         } else {
             a
@@ -275,7 +275,7 @@ fn run_binary(
     let (out_dtype, shape, x, y, compute) =
         planned(policy, op, decided, a, b, options.max_elements)?;
     let mut out = allocated(alloc, out_dtype, &shape)?;
-    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
+    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out)?;
     Ok(out)
 }
 

@@ -11,7 +11,7 @@ use super::flush;
 use super::input::Input;
 use super::lanes::int_value;
 use super::plan::{exact_comparison, plan};
-use super::shape::{check_out, expand};
+use super::shape::{check_out, expand, whole};
 use super::sleef;
 use super::vocab::{Arg, DEFAULT_MAX_ELEMENTS, Op, OpError, Scalar};
 use super::xla::{self, Step};
@@ -55,7 +55,7 @@ pub(super) fn rewrite(
     let one = Arg::Scalar(Scalar::Int(1));
     let (to, shape, x, y, compute) = plan(policy, Op::TrueDivide, &one, b, max_elements)?;
     let mut r = Array::zeros(to, shape)?;
-    compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r);
+    compute_binary(policy, Op::TrueDivide, compute, (&one, &x), (b, &y), &mut r)?;
     Ok(Some([Arg::Array(r), Arg::Scalar(*s)]))
 }
 
@@ -92,7 +92,7 @@ pub(super) fn binary_within(
     }
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, max_elements)?;
     let mut out = Array::zeros(out_dtype, shape)?;
-    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out);
+    compute_binary(policy, op, compute, (a, &x), (b, &y), &mut out)?;
     Ok(out)
 }
 
@@ -101,6 +101,7 @@ pub(super) fn binary_within(
 /// float remainder (`ZeroSign::Dividend`), float floor division as the floor of the rounded
 /// quotient (`FloatFloorDivide::FloorOfQuotient`), and XLA's where the policy declares them
 /// (`xla::compute` decides the whole op, `xla::amend` corrects what the IEEE path wrote).
+/// A `memory` error when a broadcast operand the convention reads whole cannot be allocated.
 pub(super) fn compute_binary(
     policy: &Generated,
     op: Op,
@@ -108,17 +109,17 @@ pub(super) fn compute_binary(
     (a, x): (&Arg, &Input),
     (b, y): (&Arg, &Input),
     out: &mut Array,
-) {
+) -> Result<(), OpError> {
     if xla::compute(policy, op, compute, (a, b), (x, y), out) {
-        return;
+        return Ok(());
     }
-    compute_ieee(policy, op, compute, (a, x), (b, y), out);
+    compute_ieee(policy, op, compute, (a, x), (b, y), out)?;
     // A tiny result is written as a zero of its sign (`Subnormals::Flush`; its operands were
     // read so by `plan`).
     if policy.semantics.subnormals == Subnormals::Flush {
         flush::write(out);
     }
-    xla::amend(policy, op, compute, (a, b), (x, y), out);
+    xla::amend(policy, op, compute, (a, b), (x, y), out)
 }
 
 /// [`compute_binary`] before the result's flush.
@@ -129,7 +130,7 @@ fn compute_ieee(
     (a, x): (&Arg, &Input),
     (b, y): (&Arg, &Input),
     out: &mut Array,
-) {
+) -> Result<(), OpError> {
     if let (Arg::Array(p), Arg::Array(q)) = (a, b)
         && op.is_comparison()
         && policy.mixed_loop(op.id(), a.operand(), b.operand())
@@ -152,7 +153,7 @@ fn compute_ieee(
         && policy.semantics.power_exponent == PowerExponent::Numpy
         && numpy_scalar_power(compute, (a, x), (b, y), out)
     {
-        return;
+        return Ok(());
     }
     let formulas = match (op, policy.semantics.complex_multiply) {
         (Op::TrueDivide, _) if policy.semantics.complex_divide == ComplexDivide::Eigen => {
@@ -177,14 +178,16 @@ fn compute_ieee(
     {
         let flush = policy.semantics.subnormals == Subnormals::Flush;
         let r = cmath::as_computed(formulas, op, compute, x, y, &out.shape.clone(), flush);
-        return out.data.assign(r.data);
+        out.data.assign(r.data);
+        return Ok(());
     }
     if op == Op::TrueDivide
         && matches!(compute, DType::Complex64 | DType::Complex128)
         && out.dtype == compute
         && policy.semantics.complex_divide == ComplexDivide::SmithFused
     {
-        return smith_fused_into(x, y, out);
+        smith_fused_into(x, y, out);
+        return Ok(());
     }
     // PyTorch computes a float8 result in float32 (its operands, already float8, widen
     // exactly) and converts it by c10 (`Float8Conversion::C10`).
@@ -193,9 +196,9 @@ fn compute_ieee(
         && Float8::of(compute).is_some()
     {
         let mut wide = Array::zeroed(DType::Float32, out.shape.clone());
-        compute_ieee(policy, op, DType::Float32, (a, x), (b, y), &mut wide);
+        compute_ieee(policy, op, DType::Float32, (a, x), (b, y), &mut wide)?;
         c10_into(&wide, out).expect("same shape");
-        return;
+        return Ok(());
     }
     // The float dtypes every library computes in (the conventions below are theirs).
     let common_float = matches!(
@@ -280,6 +283,7 @@ fn compute_ieee(
             ComplexMultiply::Eigen | ComplexMultiply::Xla => unreachable!("computed above"),
         }
     }
+    Ok(())
 }
 
 /// `power` in complex64 or complex128 by the policy's `complex_power`: NumPy's `npy_cpow`, or
@@ -292,7 +296,7 @@ fn complex_power(
     (a, x): (&Arg, &Input),
     (b, y): (&Arg, &Input),
     out: &mut Array,
-) {
+) -> Result<(), OpError> {
     let rule = policy.semantics.complex_power;
     let special = match b {
         Arg::Scalar(s) if rule == ComplexPower::Torch => match s.as_complex() {
@@ -306,9 +310,9 @@ fn complex_power(
     let shape = out.shape.clone();
     let Some(e) = special else {
         let flush = policy.semantics.subnormals == Subnormals::Flush;
-        return out
-            .data
+        out.data
             .assign(cmath::power(rule, compute, x, y, &shape, flush).data);
+        return Ok(());
     };
     // `1` in the result dtype, the dividend of PyTorch's reciprocals.
     let one = Array::from_bits(DType::Float64, vec![], &[[1.0f64.to_bits(), 0]]);
@@ -319,9 +323,9 @@ fn complex_power(
     };
     let one_arg = Arg::Array(one.clone());
     let run = |op: Op, (p, xp): (&Arg, &Input), (q, yq): (&Arg, &Input)| {
-        let mut r = Array::zeroed(compute, shape.clone());
-        compute_ieee(policy, op, compute, (p, xp), (q, yq), &mut r);
-        Arg::Array(r)
+        let mut r = Array::zeros(compute, shape.clone())?;
+        compute_ieee(policy, op, compute, (p, xp), (q, yq), &mut r)?;
+        Ok::<_, OpError>(Arg::Array(r))
     };
     fn as_input(r: &Arg) -> Input<'_> {
         let Arg::Array(r) = r else {
@@ -334,17 +338,17 @@ fn complex_power(
     }
     let square = || run(Op::Multiply, (a, x), (a, x));
     let result = match e {
-        0.0 => Arg::Array(expand(&one, &shape).expect("memory for a broadcast operand")),
+        0.0 => Arg::Array(expand(&one, &shape)?),
         1.0 => Arg::Array(cmath::convert(compute, x, &shape)),
-        2.0 => square(),
+        2.0 => square()?,
         3.0 => {
-            let sq = square();
-            run(Op::Multiply, (&sq, &as_input(&sq)), (a, x))
+            let sq = square()?;
+            run(Op::Multiply, (&sq, &as_input(&sq)), (a, x))?
         }
-        -1.0 => run(Op::TrueDivide, (&one_arg, &one_in), (a, x)),
+        -1.0 => run(Op::TrueDivide, (&one_arg, &one_in), (a, x))?,
         -2.0 => {
-            let sq = square();
-            run(Op::TrueDivide, (&one_arg, &one_in), (&sq, &as_input(&sq)))
+            let sq = square()?;
+            run(Op::TrueDivide, (&one_arg, &one_in), (&sq, &as_input(&sq)))?
         }
         0.5 => Arg::Array(cmath::sqrt(compute, x, &shape)),
         _ => {
@@ -353,13 +357,14 @@ fn complex_power(
                 Op::TrueDivide,
                 (&one_arg, &one_in),
                 (&root, &as_input(&root)),
-            )
+            )?
         }
     };
     let Arg::Array(r) = result else {
         unreachable!("an array")
     };
     out.data.assign(r.data);
+    Ok(())
 }
 
 /// NumPy's float32 and float64 `power` loops given an exponent of stride zero
@@ -440,21 +445,19 @@ enum Exact<'a> {
 /// uint64(2**62)` hold where the join, float64, would round; and an integer array against a
 /// Python int outside its dtype (`IntComparison::Exact`: NumPy 2's `uint8 < -1` is False). The
 /// cases are few and the loop plain.
-fn compare_exactly(op: Op, a: Exact, b: Exact, out: &mut Array) {
-    let shape = out.shape.clone();
-    let values = |e: Exact| -> Vec<i128> {
-        match e {
-            Exact::Array(a) => expand(a, &shape)
-                .expect("memory for a broadcast operand")
-                .bits()
-                .into_iter()
-                .map(|[p, _]| int_value(a.dtype, p))
-                .collect(),
-            Exact::Int(s) => vec![s; out.len()],
-        }
+fn compare_exactly<'a>(op: Op, a: Exact<'a>, b: Exact<'a>, out: &mut Array) -> Result<(), OpError> {
+    // An array operand read whole, broadcast to the result's shape; an int as itself.
+    let read = |e: Exact<'a>| match e {
+        Exact::Array(a) => whole(a, &out.shape).map(Ok),
+        Exact::Int(s) => Ok(Err(s)),
     };
-    let (xs, ys) = (values(a), values(b));
-    for (i, (p, q)) in xs.into_iter().zip(ys).enumerate() {
+    let (x, y) = (read(a)?, read(b)?);
+    let value = |e: &Result<std::borrow::Cow<Array>, i128>, i: usize| match e {
+        Ok(w) => int_value(w.dtype, w.bits_at(i)[0]),
+        Err(s) => *s,
+    };
+    for i in 0..out.len() {
+        let (p, q) = (value(&x, i), value(&y, i));
         let r = match op {
             Op::Equal => p == q,
             Op::NotEqual => p != q,
@@ -465,6 +468,7 @@ fn compare_exactly(op: Op, a: Exact, b: Exact, out: &mut Array) {
         };
         out.set_bits(i, [r as u64, 0]);
     }
+    Ok(())
 }
 
 /// Which operand a tie of zeros takes where the kernels' choice is not the policy's
@@ -775,6 +779,5 @@ pub fn binary_into(
     }
     let (out_dtype, shape, x, y, compute) = plan(policy, op, a, b, DEFAULT_MAX_ELEMENTS)?;
     check_out(out, out_dtype, &shape)?;
-    compute_binary(policy, op, compute, (a, &x), (b, &y), out);
-    Ok(())
+    compute_binary(policy, op, compute, (a, &x), (b, &y), out)
 }

@@ -8,8 +8,8 @@ use super::lanes::{
     Lane, Load, OutChunk, Wide, canon32, canon64, f32_lane, f32_loader, f64_lane, f64_loader,
     load_into, raw, value_of,
 };
-use super::shape::expand;
-use super::vocab::{CHUNK, Op};
+use super::shape::whole;
+use super::vocab::{CHUNK, Op, OpError};
 use crate::kernels::array::Array;
 use crate::kernels::array::Data;
 use crate::numeric::dtype::DType;
@@ -454,12 +454,14 @@ pub(super) fn schoolbook_vectors(
 /// the real parts are equal. So a tie gives the bound, a NaN operand stays, and a NaN bound is
 /// taken wherever the comparison fails. `x`, `lo` and `hi` are in complex64 or complex128,
 /// broadcast together into `shape`.
-pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -> Array {
+pub(super) fn clip_complex(
+    x: &Array,
+    lo: &Array,
+    hi: &Array,
+    shape: &[usize],
+) -> Result<Array, OpError> {
     let c = x.dtype;
-    let [x, lo, hi] = [x, lo, hi].map(|a| match a.shape[..] == shape[..] {
-        true => std::borrow::Cow::Borrowed(a),
-        false => std::borrow::Cow::Owned(expand(a, shape).expect("memory for a broadcast operand")),
-    });
+    let (x, lo, hi) = (whole(x, shape)?, whole(lo, shape)?, whole(hi, shape)?);
     let value = |a: &Array, i: usize| complex_at(a, i, c);
     let greater = |p: (f64, f64), q: (f64, f64)| if p.0 == q.0 { p.1 > q.1 } else { p.0 > q.0 };
     let nan = |p: (f64, f64)| p.0.is_nan() || p.1.is_nan();
@@ -467,9 +469,9 @@ pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -
         DType::Complex64 => canon32(f32::from_bits(b as u32)) as u64,
         _ => canon64(f64::from_bits(b)),
     };
-    let mut out = x.as_ref().clone();
-    let (xb, lb, hb) = (x.bits(), lo.bits(), hi.bits());
-    for (i, ((&xp, &lp), &hp)) in xb.iter().zip(&lb).zip(&hb).enumerate() {
+    let mut out = Array::zeros(c, shape.to_vec())?;
+    for i in 0..out.len() {
+        let (xp, lp, hp) = (x.bits_at(i), lo.bits_at(i), hi.bits_at(i));
         let (v, l, h) = (value(&x, i), value(&lo, i), value(&hi, i));
         let (floor, from) = match nan(v) || greater(v, l) {
             true => (v, xp),
@@ -482,5 +484,5 @@ pub(super) fn clip_complex(x: &Array, lo: &Array, hi: &Array, shape: &[usize]) -
         };
         out.set_bits(i, [canon(re), canon(im)]);
     }
-    out
+    Ok(out)
 }

@@ -408,7 +408,7 @@ fn clipped<'a>(
         )?;
         return Ok(Clipped::Computed(super::complex::clip_complex(
             xa, la, ha, &shape,
-        )));
+        )?));
     }
     let floor = binary_within(policy, Op::Maximum, &x, &lo, max_elements)?;
     computed(binary_within(

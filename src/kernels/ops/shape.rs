@@ -57,6 +57,18 @@ pub fn broadcast(a: &[usize], b: &[usize], max_elements: usize) -> Result<Shape,
     Ok(out)
 }
 
+/// `a` as an array of `shape` (which it broadcasts to): itself where it has that shape, else
+/// [`expand`]ed; a `memory` error when the expansion cannot be allocated.
+pub(super) fn whole<'a>(
+    a: &'a Array,
+    shape: &[usize],
+) -> Result<std::borrow::Cow<'a, Array>, OpError> {
+    Ok(match a.shape[..] == shape[..] {
+        true => std::borrow::Cow::Borrowed(a),
+        false => std::borrow::Cow::Owned(expand(a, shape)?),
+    })
+}
+
 /// `a` repeated to `shape` (which it broadcasts to), contiguous.
 pub(super) fn expand(a: &Array, shape: &[usize]) -> Result<Array, OpError> {
     let offset = shape.len() - a.shape.len();

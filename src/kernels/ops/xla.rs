@@ -17,7 +17,7 @@ use super::flush;
 use super::input::Input;
 use super::lanes::{canon32, canon64};
 use super::shape::expand;
-use super::vocab::{Arg, Op, Scalar};
+use super::vocab::{Arg, Op, OpError, Scalar};
 use crate::kernels::array::Array;
 use crate::kernels::cast::{f16_to_f32, f32_to_bf16, f32_to_f16};
 use crate::numeric::dtype::DType;
@@ -180,7 +180,8 @@ fn bool_select(mask: &Arg, compute: DType, other: &Input, flush: bool, out: &mut
 /// What XLA leaves otherwise than the IEEE path (and its flush) just wrote into `out`: the
 /// divisor-zero elements of an integer `floor_divide` or `remainder`
 /// (`integer_division_by_zero = "xla"`), and the imaginary part of a complex `a − real`
-/// (`complex_add = "xla"`, which a flush would otherwise have changed).
+/// (`complex_add = "xla"`, which a flush would otherwise have changed). A `memory` error when
+/// the broadcast minuend cannot be allocated.
 pub(super) fn amend(
     policy: &Generated,
     op: Op,
@@ -188,7 +189,7 @@ pub(super) fn amend(
     (a, b): (&Arg, &Arg),
     (x, y): (&Input, &Input),
     out: &mut Array,
-) {
+) -> Result<(), OpError> {
     let s = &policy.semantics;
     if matches!(op, Op::FloorDivide | Op::Remainder)
         && s.integer_division_by_zero == DivisionByZero::Xla
@@ -203,8 +204,9 @@ pub(super) fn amend(
         (op, a, real, s.subnormals, s.complex_add)
         && compute.is_complex()
     {
-        minuend_imaginary(p, compute, true, out);
+        minuend_imaginary(p, compute, true, out)?;
     }
+    Ok(())
 }
 
 /// The divisor-zero elements of an integer `floor_divide` or `remainder` as XLA's integer
@@ -399,24 +401,28 @@ xla_quotient!(xla_quotient_f64, f64);
 /// `a − b` in complex `compute` with a real `b` (converted to `b + 0i`): LLVM folds the
 /// imaginary part's `a.im − 0.0` to `a.im`, so that part is `a`'s as converted, unflushed
 /// (`out` holds the rest, computed and flushed).
-fn minuend_imaginary(a: &Array, compute: DType, flush: bool, out: &mut Array) {
+fn minuend_imaginary(
+    a: &Array,
+    compute: DType,
+    flush: bool,
+    out: &mut Array,
+) -> Result<(), OpError> {
     let a = in_compute(a, compute, flush);
     let a = match a.len() == 1 || a.shape == out.shape {
         true => a,
-        false => {
-            std::borrow::Cow::Owned(expand(&a, &out.shape).expect("memory for a broadcast operand"))
-        }
+        false => std::borrow::Cow::Owned(expand(&a, &out.shape)?),
     };
     let step = Step {
         dtype: compute.part(),
         flush,
     };
-    let (ab, ob) = (a.bits(), out.bits());
-    let single = ab.len() == 1;
-    for (i, [re, _]) in ob.into_iter().enumerate() {
-        let [_, im] = step.canonical(ab[if single { 0 } else { i }]);
+    let single = a.len() == 1;
+    for i in 0..out.len() {
+        let [re, _] = out.bits_at(i);
+        let [_, im] = step.canonical(a.bits_at(if single { 0 } else { i }));
         out.set_bits(i, [re, im]);
     }
+    Ok(())
 }
 
 /// `a` in `compute` as XLA converts it: the converting casts that flush under `flush`
