@@ -531,6 +531,30 @@ def test_astype_from_bool_reads_every_byte_as_numpy_does(n):
     assert ref.astype(valid, "float16").tobytes() == valid.astype(np.float16).tobytes()
 
 
+@pytest.mark.parametrize("n", [1000, 100_000])
+@pytest.mark.parametrize("src", ["float32", "float64"])
+def test_astype_float_to_int_is_numpys_cast(src, n):
+    """``astype`` from float32 or float64 to every NumPy integer (one pass into the result,
+    float32 into 32 bits without float64) gives NumPy's patterns, in-range values and the C
+    casts' answers past the range, NaN and ±inf alike, at a size under the vector threshold
+    and one over it. Past uint32's range NumPy's own answer depends on where an element lies
+    (a vector loop splits at 2^31), so uint32 gets in-range values only."""
+    rng = np.random.default_rng(n)
+    edges = [0.0, -0.0, 0.5, -0.5, 0.99, -1.0, 127.5, 128.0, -128.5, -129.0, 255.9, 256.0,
+             32767.5, 32768.0, -32769.0, 65535.5, 65536.0, 2.0**31 - 128, 2.0**31, -2.0**31,
+             -2.0**31 - 256, 2.0**32, 2.0**53, 2.0**63, -2.0**63, 2.0**64, 1e30, -1e30,
+             np.inf, -np.inf, np.nan]
+    scale = rng.choice([1.0, 1e3, 1e6, 1e12, 1e20], n)
+    x = np.concatenate([edges, rng.standard_normal(n) * scale])[:n].astype(src)
+    with np.errstate(invalid="ignore"):
+        for t in ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]:
+            v = x[(x >= 0) & (x < 2.0**32)] if t == "uint32" else x
+            want = v.astype(t)
+            assert ref.astype(v, t).tobytes() == want.tobytes(), (src, t)
+            o = np.empty(v.size, t)
+            assert ref.astype(v, t, out=o) is o and o.tobytes() == want.tobytes(), (src, t)
+
+
 @pytest.mark.parametrize("cases,expected,policy", SETS)
 def test_the_op_functions_answer_every_case_as_call_does(cases, expected, policy):
     """``ref.add`` and the other unary and binary ops are native functions (no Python frame,

@@ -2,7 +2,7 @@
 //! from its name, then run on its arguments, into storage the caller may provide.
 
 use super::accept::canonical_arg;
-use super::astype::{astype_into, c_int_astype, c10_into, through_float32};
+use super::astype::{astype_into, c_int_cast, c10_into, through_float32};
 use super::binary::{as_rewritten, compute_binary, rewrite};
 use super::flush;
 use super::fused::compares_exactly;
@@ -198,8 +198,8 @@ pub fn apply_with(
         };
         let a = narrowed.as_ref().unwrap_or(a);
         let mut out = allocated(alloc, to, &a.shape)?;
-        if let Some(cast) = c_int_astype(a, to, policy.semantics.int_conversion) {
-            out.data.assign(cast.data);
+        if c_int_cast(a, &mut out, policy.semantics.int_conversion) {
+            // A float or bool into an integer under the C conventions: done.
         } else if policy.semantics.float8_conversion == Float8Conversion::C10 {
             c10_into(a, &mut out)?;
         } else if let Some(wrapped) = Conversion::of(policy, to).intn(a, to) {
