@@ -216,13 +216,103 @@ const KEPT_OPERANDS: usize = 4;
 /// How an operand of one type is keyed, as the Python layer classifies the type (its
 /// `_memo_kind`, asked once per type): not at all, by identity (names, types, NumPy and
 /// PyTorch dtypes), by type alone (Python bools, floats and complex numbers: their kind decides),
-/// or by its `dtype`'s identity and whether it is zero-dim (NumPy and PyTorch arrays).
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// or by its `dtype`'s identity and whether it is zero-dim (NumPy and PyTorch arrays; with the
+/// type's getters of the two where they can be called directly).
+#[derive(Clone, Copy)]
 enum Kind {
     Never,
     Identity,
     Type,
-    DtypeAndRank,
+    DtypeAndRank(Option<Getters>),
+}
+
+/// The getters of a type's `ndim` and `dtype`, where its attribute look-up is CPython's generic
+/// one (`tp_getattro` is `PyObject_GenericGetAttr`: no `__getattribute__` or `__getattr__` of
+/// its own) and each name's first definition along the MRO is a `getset_descriptor` (a data
+/// descriptor, so an instance's `__dict__` cannot shadow it). Calling the descriptor's
+/// `tp_descr_get` is then what `getattr` does, without the look-up: two `torch.Tensor`
+/// operands' `result_type` spends four reads. The descriptors are kept alive by the memo
+/// (`types`); one assigned over later on a class (`torch.Tensor.ndim = ...`) is not seen.
+#[derive(Clone, Copy)]
+struct Getters {
+    get: unsafe extern "C" fn(
+        *mut pyo3::ffi::PyObject,
+        *mut pyo3::ffi::PyObject,
+        *mut pyo3::ffi::PyObject,
+    ) -> *mut pyo3::ffi::PyObject,
+    /// The descriptors' addresses.
+    ndim: usize,
+    dtype: usize,
+}
+
+impl Getters {
+    /// The getters of `ty`'s `ndim` and `dtype` (see [`Getters`]), with the two descriptors to
+    /// keep; `None` where a type does not qualify.
+    fn of(ty: &Bound<'_, pyo3::types::PyType>) -> PyResult<Option<(Getters, [Py<PyAny>; 2])>> {
+        use pyo3::ffi;
+        let py = ty.py();
+        // SAFETY: `ty` is a live type object; every type has a `tp_getattro` slot to read
+        // (static types too, since Python 3.10, the package's least).
+        let getattro = unsafe { ffi::PyType_GetSlot(ty.as_type_ptr(), ffi::Py_tp_getattro) };
+        if getattro != ffi::PyObject_GenericGetAttr as *mut std::ffi::c_void {
+            return Ok(None);
+        }
+        let getset = py
+            .get_type::<pyo3::types::PyType>()
+            .getattr(pyo3::intern!(py, "__dict__"))?
+            .get_item("__name__")?
+            .get_type();
+        let find = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            for class in ty.getattr(pyo3::intern!(py, "__mro__"))?.try_iter()? {
+                let dict = class?.getattr(pyo3::intern!(py, "__dict__"))?;
+                if dict.contains(name)? {
+                    let d = dict.get_item(name)?;
+                    return Ok(d.get_type().is(&getset).then_some(d));
+                }
+            }
+            Ok(None)
+        };
+        let (Some(ndim), Some(dtype)) = (find("ndim")?, find("dtype")?) else {
+            return Ok(None);
+        };
+        // SAFETY: `getset_descriptor` is a live type; its `tp_descr_get` slot is read.
+        let get = unsafe { ffi::PyType_GetSlot(getset.as_type_ptr(), ffi::Py_tp_descr_get) };
+        if get.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: the `tp_descr_get` slot holds a `descrgetfunc`.
+        let get: ffi::descrgetfunc = unsafe { std::mem::transmute(get) };
+        let getters = Getters {
+            get,
+            ndim: ndim.as_ptr() as usize,
+            dtype: dtype.as_ptr() as usize,
+        };
+        Ok(Some((getters, [ndim.unbind(), dtype.unbind()])))
+    }
+
+    /// `x.ndim == 0` and `x.dtype`, as `getattr` reads them.
+    fn read<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<(bool, Bound<'py, PyAny>)> {
+        let py = x.py();
+        let ty = x.get_type();
+        let call = |descriptor: usize| {
+            // SAFETY: `descriptor` is a `getset_descriptor` of `x`'s type's MRO, alive while
+            // the memo holds it (`types`); `get` is its type's `tp_descr_get`, which takes
+            // (descriptor, object, type) and returns a new reference, or NULL with an
+            // exception set.
+            unsafe {
+                Bound::from_owned_ptr_or_err(
+                    py,
+                    (self.get)(
+                        descriptor as *mut pyo3::ffi::PyObject,
+                        x.as_ptr(),
+                        ty.as_ptr(),
+                    ),
+                )
+            }
+        };
+        let ndim: usize = call(self.ndim)?.extract()?;
+        Ok((ndim == 0, call(self.dtype)?))
+    }
 }
 
 /// One operand's part of a key: its type, the object whose identity stands for it (itself,
@@ -309,7 +399,13 @@ impl ResultTypeMemo {
         let kind = match kind_of.bind(x.py()).call1((&ty,))?.extract::<u8>()? {
             1 => Kind::Identity,
             2 => Kind::Type,
-            3 => Kind::DtypeAndRank,
+            3 => match Getters::of(&ty)? {
+                Some((getters, descriptors)) => {
+                    locked(&self.types).extend(descriptors);
+                    Kind::DtypeAndRank(Some(getters))
+                }
+                None => Kind::DtypeAndRank(None),
+            },
             _ => Kind::Never,
         };
         if locked(&self.kinds)
@@ -339,7 +435,11 @@ impl ResultTypeMemo {
                 Kind::Never => return Ok(None),
                 Kind::Type => None,
                 Kind::Identity => Some((x.clone(), false)),
-                Kind::DtypeAndRank => {
+                Kind::DtypeAndRank(Some(getters)) => {
+                    let (zero_dim, dtype) = getters.read(x)?;
+                    Some((dtype, zero_dim))
+                }
+                Kind::DtypeAndRank(None) => {
                     let py = x.py();
                     let ndim: usize = x.getattr(pyo3::intern!(py, "ndim"))?.extract()?;
                     Some((x.getattr(pyo3::intern!(py, "dtype"))?, ndim == 0))

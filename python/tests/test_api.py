@@ -457,3 +457,20 @@ def test_value_operands_are_kept_by_type_dtype_and_category():
     for v in (1, 2 ** 62):
         torch.result_type(np.zeros(2, "float32"), v)
     assert len(torch._rt_memo) == before
+
+
+def test_tensor_operands_kept_through_their_getters_answer_as_torch_does():
+    """A `torch.Tensor`'s `ndim` and `dtype` are read by calling the type's getters directly
+    (`_native.ResultTypeMemo`, the look-up skipped): over a grid of dtypes, zero-dim and not,
+    every pair's kept answer (a miss, then a hit) is `torch.result_type`'s."""
+    torch = pytest.importorskip("torch")
+    names = ["bool", "int8", "uint8", "int16", "int64", "float16", "bfloat16", "float32",
+             "float64", "complex64"]
+    tensors = [torch.zeros(2, dtype=getattr(torch, n)) for n in names]
+    tensors += [torch.zeros((), dtype=getattr(torch, n)) for n in names]
+    p = typejoin.policy("torch")
+    for x in tensors:
+        for y in tensors:
+            want = str(torch.result_type(x, y)).removeprefix("torch.")
+            for _ in range(2):
+                assert p.result_type(x, y) == want, (x.dtype, x.ndim, y.dtype, y.ndim)
