@@ -642,48 +642,60 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
     {
         return false;
     }
-    // One loop per conversion, so that no branch on it is left inside (the loops vectorise);
-    // the low bits of the destination's storage are the low `w` bits (`as` truncates).
     // A conversion into 64 bits keeps AVX-512 on data in L2 (`map_chunks_on`): float64 →
     // int64 at 1e4, 5.1 µs with AVX2 against NumPy's 3.0 µs.
     let lines = Cvtt::of(w, signed, conv) == Cvtt::W32;
+    // One loop per conversion and destination width it can have (`Cvtt::of`), so that no
+    // branch on either is left inside (the loops vectorise) and no loop is compiled for a pair
+    // that never occurs; the low bits of the destination's storage are the low `w` bits (`as`
+    // truncates).
     macro_rules! into {
-        ($i:expr, $f:expr) => {{
+        ($i:expr, $f:expr, [$($unit:ident: $t:ty),*]) => {{
             match &mut out.data {
-                Data::U8(o) => map_chunks_on($i, o, move |x| $f(x) as u8, lines),
-                Data::U16(o) => map_chunks_on($i, o, move |x| $f(x) as u16, lines),
-                Data::U32(o) => map_chunks_on($i, o, move |x| $f(x) as u32, lines),
-                Data::U64(o) => map_chunks_on($i, o, move |x| $f(x) as u64, lines),
+                $(Data::$unit(o) => map_chunks_on($i, o, move |x| $f(x) as $t, lines),)*
                 _ => return false,
             }
         }};
     }
-    macro_rules! each {
-        ($i:expr, $read:expr) => {
-            match Cvtt::of(w, signed, conv) {
-                Cvtt::W32 => into!($i, move |x| Cvtt::W32.apply($read(x))),
-                Cvtt::W64 => into!($i, move |x| Cvtt::W64.apply($read(x))),
-                Cvtt::GccU64 => into!($i, move |x| Cvtt::GccU64.apply($read(x))),
-                Cvtt::EigenU64 => into!($i, move |x| Cvtt::EigenU64.apply($read(x))),
+    macro_rules! wide {
+        ($i:expr, $read:expr, $k:expr) => {
+            match $k {
+                Cvtt::W64 => into!(
+                    $i,
+                    move |x| Cvtt::W64.apply($read(x)),
+                    [U8: u8, U32: u32, U64: u64]
+                ),
+                Cvtt::GccU64 => into!($i, move |x| Cvtt::GccU64.apply($read(x)), [U64: u64]),
+                Cvtt::EigenU64 => into!($i, move |x| Cvtt::EigenU64.apply($read(x)), [U64: u64]),
+                Cvtt::W32 => return false,
             }
         };
     }
-    match &a.data {
+    match (&a.data, Cvtt::of(w, signed, conv)) {
         // A float32 into 32 bits needs no float64 (`cvttps2dq`: twice the lanes of a vector).
         // Its truncation fits where −2^31 ≤ x < 2^31: no float32 lies strictly between
         // −2^31 − 1 and −2^31.
         #[allow(clippy::manual_range_contains)] // both compares then `&`, as in `Cvtt::apply`
-        Data::U32(i) if Cvtt::of(w, signed, conv) == Cvtt::W32 => into!(i, |x: u32| {
-            let x = f32::from_bits(x);
-            if (x >= -2_147_483_648.0) & (x < 2_147_483_648.0) {
-                // SAFETY: `x` truncated lies in i32's range (tested just above).
-                unsafe { x.to_int_unchecked::<i32>() }
-            } else {
-                i32::MIN
-            }
-        }),
-        Data::U32(i) => each!(i, |x: u32| f64::from(f32::from_bits(x))),
-        Data::U64(i) => each!(i, f64::from_bits),
+        (Data::U32(i), Cvtt::W32) => into!(
+            i,
+            |x: u32| {
+                let x = f32::from_bits(x);
+                if (x >= -2_147_483_648.0) & (x < 2_147_483_648.0) {
+                    // SAFETY: `x` truncated lies in i32's range (tested just above).
+                    unsafe { x.to_int_unchecked::<i32>() }
+                } else {
+                    i32::MIN
+                }
+            },
+            [U8: u8, U16: u16, U32: u32]
+        ),
+        (Data::U64(i), Cvtt::W32) => into!(
+            i,
+            |x: u64| Cvtt::W32.apply(f64::from_bits(x)),
+            [U8: u8, U16: u16, U32: u32]
+        ),
+        (Data::U32(i), k) => wide!(i, |x: u32| f64::from(f32::from_bits(x)), k),
+        (Data::U64(i), k) => wide!(i, f64::from_bits, k),
         _ => return false,
     }
     true
