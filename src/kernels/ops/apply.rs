@@ -199,7 +199,7 @@ pub fn apply_with(
         let a = narrowed.as_ref().unwrap_or(a);
         let mut out = allocated(alloc, to, &a.shape)?;
         if c_int_cast(a, &mut out, policy.semantics.int_conversion) {
-            // A float or bool into an integer under the C conventions: done.
+            // A float or complex number into an integer under the C conventions: done.
         } else if policy.semantics.float8_conversion == Float8Conversion::C10 {
             c10_into(a, &mut out)?;
         } else if let Some(wrapped) = Conversion::of(policy, to).intn(a, to) {
