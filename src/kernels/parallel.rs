@@ -71,12 +71,18 @@ pub(crate) fn for_each_chunk<O: Send>(
         let piece = unsafe { std::slice::from_raw_parts_mut(base.0.add(start), len) };
         f(start, piece)
     };
-    let count = n.div_ceil(chunk);
+    run_pieces(n.div_ceil(chunk), split, &piece);
+}
+
+/// `f(c)` for each piece `c` of `0..count` on the executor `split` names. Not generic: the
+/// executors' code is compiled once, not once per kernel (`for_each_chunk` is instantiated
+/// for each of them).
+fn run_pieces(count: usize, split: Split, f: &(dyn Fn(usize) + Sync)) {
     match split {
-        Split::Pool => pieces(count, &piece),
+        Split::Pool => pieces(count, f),
         Split::Pair => match Pair::get() {
-            Some(pair) => pair.run(count, &piece),
-            None => (0..count).for_each(piece),
+            Some(pair) => pair.run(count, f),
+            None => (0..count).for_each(f),
         },
     }
 }

@@ -242,27 +242,39 @@ fn streamed<A: Copy, B: Copy, O: Copy + Default>(
 /// the element) compiled for the instruction set `$isa` ([`Isa`]): a function of the listed
 /// generics and arguments is defined once per target-feature set, and `$isa` picks one. The
 /// one place the kernels name the feature sets their generic loops are built for.
+///
+/// Only in optimised builds without debug assertions (`release`, `wheel`, `profiling`, and
+/// `cargo test --release`). The dev and test profiles (opt-level 1, where LLVM vectorises no
+/// loop: rustc asks for loop vectorisation from opt-level 2) would get three scalar copies of
+/// each of the ~800 loops, which cost a third of the library's compile time and test nothing
+/// the one copy does not; there `$body` is compiled once, whatever `$isa` says. The
+/// hand-written AVX2/AVX-512 kernels (`kernels::avx512`, F16C) are compiled in every profile.
+#[cfg(all(target_arch = "x86_64", not(debug_assertions)))]
 macro_rules! compiled_for {
     ($isa:expr, [$($generics:tt)*] ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {{
-        #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
         fn avx2<$($generics)*>($($arg: $ty),*) {
             $body
         }
-        #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2")]
         fn avx512<$($generics)*>($($arg: $ty),*) {
             $body
         }
         match $isa {
             // SAFETY: `Isa::detect` found AVX-512 F, BW, VL and DQ, and AVX2.
-            #[cfg(target_arch = "x86_64")]
             $crate::kernels::stream::Isa::Avx512 => unsafe { avx512($($arg),*) },
             // SAFETY: `Isa::detect` found AVX2.
-            #[cfg(target_arch = "x86_64")]
             $crate::kernels::stream::Isa::Avx2 => unsafe { avx2($($arg),*) },
             $crate::kernels::stream::Isa::Baseline => $body,
         }
+    }};
+}
+/// `$body` compiled once (a debug build, or not x86-64): see the x86-64 release definition.
+#[cfg(not(all(target_arch = "x86_64", not(debug_assertions))))]
+macro_rules! compiled_for {
+    ($isa:expr, [$($generics:tt)*] ($($arg:ident: $ty:ty),* $(,)?) => $body:expr) => {{
+        let _: $crate::kernels::stream::Isa = $isa;
+        $body
     }};
 }
 pub(crate) use compiled_for;

@@ -50,7 +50,7 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
         && size_of_val(a) == size_of_val(b);
     let read = size_of_val(a) + if same { 0 } else { size_of_val(b) };
     let store = Store::for_pass(read, size_of_val(out));
-    let tile = [a.len(), b.len()].into_iter().filter(|&l| l < n).min();
+    let tile = tile_of(a.len(), b.len(), n);
     fn part<T>(v: &[T], n: usize, at: usize, len: usize) -> &[T] {
         if v.len() == n {
             &v[at..at + len]
@@ -70,6 +70,12 @@ pub(super) fn zip_chunks<A: Copy + Sync, B: Copy + Sync, O: Send>(
     split_pass(out, read, store, run);
 }
 
+/// The shorter of two input lengths that are shorter than the output's `n` (a tile), if any.
+/// Apart from `zip_chunks` so that it is compiled once, not once per kernel.
+fn tile_of(a: usize, b: usize, n: usize) -> Option<usize> {
+    [a, b].into_iter().filter(|&l| l < n).min()
+}
+
 /// `run(start, piece)` over `out` cut into pieces, on the threads an elementwise pass that
 /// reads `read` bytes and writes `out` with `store` warrants (one piece, the whole of `out`,
 /// on this thread for a small pass): the executor choice of every fused pass.
@@ -79,39 +85,42 @@ pub(super) fn split_pass<O: Send>(
     store: Store,
     run: impl Fn(usize, &mut [O]) + Sync,
 ) {
-    let n = out.len();
+    match plan_pass(out.len(), read + size_of_val(out), store) {
+        Some((split, chunk)) => for_each_chunk(out, chunk, split, run),
+        None => run(0, out),
+    }
+}
+
+/// The executor and piece length for a pass over `n` elements that reads and writes `bytes`
+/// with `store`, or `None` for one piece on this thread: `split_pass`'s choice, apart from it
+/// so that it is compiled once, not once per kernel.
+fn plan_pass(n: usize, bytes: usize, store: Store) -> Option<(Split, usize)> {
     // Threads only for a pass that fills a good part of a core's L2 (`PAIR_MIN_BYTES`; asking
     // rayon costs a lookup of its registry): the rayon pool when its data would not sit in one
     // core's L2 (`parallel_min_bytes`) and either the pool has more than two threads or the
     // output is streamed; else this thread and the spinning helper, two threads that start
     // sooner than the pool's two.
-    let bytes = read + size_of_val(out);
     let threads = match n >= 4 * PAIR_ALIGN && bytes >= PAIR_MIN_BYTES {
         true => rayon::current_num_threads(),
         false => 1,
     };
     let large = n >= 4 * CHUNK && bytes >= parallel_min_bytes();
-    let split = split_for(threads, large, store == Store::Streamed);
-    match split {
-        Some(split) => {
-            let chunk = match (split, store) {
-                // Two pieces, one each, for a pass that fits in L2: each claim (an atomic on a
-                // line both cores write) costs ~0.15 µs, a tenth of such a piece's time. Four
-                // for a larger pass, so that a helper that starts late still takes a share.
-                (Split::Pair, _) => {
-                    let pieces = if bytes < parallel_min_bytes() { 2 } else { 4 };
-                    n.div_ceil(pieces).next_multiple_of(PAIR_ALIGN)
-                }
-                (Split::Pool, Store::Cached) => CHUNK * 4,
-                // Streamed chunks are few and large: each ends with a store fence, which
-                // waits for its non-temporal stores to drain (with 16K-element chunks two
-                // threads measured no faster than one).
-                (Split::Pool, Store::Streamed) => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
-            };
-            for_each_chunk(out, chunk, split, run);
+    let split = split_for(threads, large, store == Store::Streamed)?;
+    let chunk = match (split, store) {
+        // Two pieces, one each, for a pass that fits in L2: each claim (an atomic on a line
+        // both cores write) costs ~0.15 µs, a tenth of such a piece's time. Four for a larger
+        // pass, so that a helper that starts late still takes a share.
+        (Split::Pair, _) => {
+            let pieces = if bytes < parallel_min_bytes() { 2 } else { 4 };
+            n.div_ceil(pieces).next_multiple_of(PAIR_ALIGN)
         }
-        None => run(0, out),
-    }
+        (Split::Pool, Store::Cached) => CHUNK * 4,
+        // Streamed chunks are few and large: each ends with a store fence, which waits for its
+        // non-temporal stores to drain (with 16K-element chunks two threads measured no faster
+        // than one).
+        (Split::Pool, Store::Streamed) => n.div_ceil(4 * threads).next_multiple_of(CHUNK),
+    };
+    Some((split, chunk))
 }
 
 /// Elements a pair's piece is a multiple of: 64, so that every piece's output starts a whole
