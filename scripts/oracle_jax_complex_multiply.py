@@ -4,7 +4,10 @@ random pairs of broadcastable shapes, and writes
 tests/data/kernels/jax_complex_multiply_cases.jsonl and _expected.jsonl (the `[kernels]
 complex_multiply = "xla"` convention, docs/kernels.md). XLA fuses one of the imaginary part's
 two products, and which one depends on the shapes: it computes `x · y` as `y · x` when `y` is
-constant along the result's innermost dimension longer than one and `x` is not. Shapes have up
+constant along the result's innermost dimension longer than one and `x` is not, or when `y` is
+complex64 converted to a complex128 product and has the result's shape exactly (and `x` is not
+constant along that dimension). Operands: complex64 or complex128 alike, or complex128 with
+complex64 on either side. Shapes have up
 to four dimensions of 1, 2, 3 or 5; a tenth of the operands are Python complex numbers. Parts are
 drawn as a user's program draws them: a fifth from ±0, ±inf, NaN, ±1, subnormals, the largest
 finite values, 2, 0.5 and 65504; the rest spread over 10^-45..10^45 or uniform in [-100, 100].
@@ -61,13 +64,15 @@ def shapes():
     return sub(), sub()
 
 
+C64, C128 = (np.complex64, np.float32), (np.complex128, np.float64)
 cases, expected, tell = [], [], 0
 for i in range(n):
-    ct, ft = [(np.complex64, np.float32), (np.complex128, np.float64)][i % 2]
+    # One dtype, or complex128 with complex64 (converted to the complex128 product) either side.
+    (cx, fx), (cy, fy) = [(C64, C64), (C128, C128), (C128, C64), (C64, C128)][i % 4]
     sx, sy = shapes()
-    x, y = operand(sx, ct, ft), operand(sy, ct, ft)
+    x, y = operand(sx, cx, fx), operand(sy, cy, fy)
     if not isinstance(x, np.ndarray) and not isinstance(y, np.ndarray):
-        y = np.full(sy, y, ct)
+        y = np.full(sy, y, cy)
     got = np.asarray(jnp.multiply(x, y))
     swapped = np.asarray(jnp.multiply(y, x))
     tell += bits_of(got) != bits_of(swapped)

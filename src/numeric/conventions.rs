@@ -457,8 +457,10 @@ conventions! {
         /// and complex128 at sizes 1 to 333, every imaginary part `fma(b, c, a·d)`, 739 of
         /// them NumPy's `fma(a, d, b·c)`. XLA computes `x · y` as `y · x` (fusing `a·d`) where
         /// `y` is constant along the result's innermost dimension longer than one and `x` is
-        /// not (`scripts/oracle_jax_complex_multiply.py`, found by seed 200127).
-        Xla = "xla" ("JAX: fma(a, c, -b·d) + fma(b, c, a·d)·i, as y·x where y is constant along the innermost dimension and x is not"),
+        /// not, or `y` is converted (complex64 to complex128, a Python complex to complex64)
+        /// and has the result's shape (`scripts/oracle_jax_complex_multiply.py`, found by seeds
+        /// 200127 and 200203).
+        Xla = "xla" ("JAX: fma(a, c, -b·d) + fma(b, c, a·d)·i, as y·x where x is not constant along the innermost dimension and y is, or y is converted and not broadcast"),
     }
 
     /// What `multiply` computes where one operand is a bool array.

@@ -167,7 +167,12 @@ fn compute_ieee(
                     Arg::Scalar(_) => None,
                 }
             }
-            let commuted = cmath::xla_commutes(shape(a), shape(b), &out.shape);
+            // complex64 converted to a complex128 product, a Python complex to complex64.
+            let converted = match b {
+                Arg::Array(q) => q.dtype.is_complex() && q.dtype != compute,
+                Arg::Scalar(s) => matches!(s, Scalar::Complex(..)) && compute == DType::Complex64,
+            };
+            let commuted = cmath::xla_commutes(shape(a), shape(b), &out.shape, converted);
             Some(cmath::Formulas::Xla { commuted })
         }
         _ => None,

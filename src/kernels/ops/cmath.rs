@@ -687,17 +687,32 @@ pub(super) enum Formulas {
     Xla { commuted: bool },
 }
 
-/// Whether XLA's CPU backend computes `x · y` as `y · x`: when `y` is constant along the
-/// result's innermost dimension longer than one and `x` is not (`y` a scalar, a `()` or `(n, 1)`
-/// operand beside an `(n, m)` one). The product's value is the same up to which of the
-/// imaginary part's two products is fused: `fma(b, c, a·d)` or `fma(a, d, b·c)`. Measured on
-/// JAX 0.10.2 (CPU) for complex64 and complex128 over 14 × 14 shapes and 400 random pairs of
-/// shapes up to four dimensions: the rule held for each; a flushed product's zero sign and the
-/// last bit of an inexact imaginary part follow it (`(−DBL_MAX + DBL_MIN·i) · (−0.001 −
-/// 1.1e−308·i)` has imaginary part −0 at shapes `(1,)·(1,)`, +0 at `(2,)·(1,)`).
-pub(super) fn xla_commutes(x: Option<&[usize]>, y: Option<&[usize]>, out: &[usize]) -> bool {
+/// Whether XLA's CPU backend computes `x · y` as `y · x`: when `x` is not constant along the
+/// result's innermost dimension longer than one and either `y` is (`y` a scalar, a `()` or
+/// `(n, 1)` operand beside an `(n, m)` one) or `y_converted` has the result's shape exactly (not
+/// broadcast, not of lower rank); with no dimension longer than one, when `y_converted` has the
+/// result's shape. `y_converted`: complex64 converted to a complex128 product, or a Python
+/// complex (`None`, shape `()` here) to complex64. The product's value is the same up to which of
+/// the imaginary part's two products is fused: `fma(b, c, a·d)` or `fma(a, d, b·c)`. Measured on
+/// JAX 0.10.2 (CPU): for complex64 and complex128 operands of one dtype over 14 × 14 shapes and
+/// 400 random pairs of shapes up to four dimensions; complex128 · complex64 (the second
+/// converted) and complex64 · complex128 over 350 and 200 random pairs of shapes up to three
+/// dimensions (`(5,)·(5,)` is `y · x` when `y` is the converted one, `x · y` when `x` is); a
+/// complex64 `()` times a Python complex is `y · x`, a complex128 `()` or complex64 `(1,)` times
+/// one `x · y`. The rule held for each; a flushed product's zero sign and the last bit of an
+/// inexact imaginary part follow it (`(−DBL_MAX + DBL_MIN·i) · (−0.001 − 1.1e−308·i)` has
+/// imaginary part −0 at shapes `(1,)·(1,)`, +0 at `(2,)·(1,)`). A float operand converted to
+/// complex (its imaginary part zero) can change only a zero's sign, and which product XLA fuses
+/// then is not modelled.
+pub(super) fn xla_commutes(
+    x: Option<&[usize]>,
+    y: Option<&[usize]>,
+    out: &[usize],
+    y_converted: bool,
+) -> bool {
+    let exact = y_converted && y.unwrap_or(&[]) == out;
     let Some(k) = out.iter().rposition(|&n| n > 1) else {
-        return false;
+        return exact;
     };
     // `None` is a Python number: constant everywhere.
     let constant = |s: Option<&[usize]>| {
@@ -707,7 +722,7 @@ pub(super) fn xla_commutes(x: Option<&[usize]>, y: Option<&[usize]>, out: &[usiz
                 .is_none_or(|j| s[j] == 1)
         })
     };
-    constant(y) && !constant(x)
+    !constant(x) && (constant(y) || exact)
 }
 
 /// `multiply` or `true_divide` in complex64 or complex128 as a library's kernels compute them,
@@ -786,20 +801,47 @@ mod tests {
 
     #[test]
     fn xla_commutes_where_y_is_constant_along_the_innermost_dimension() {
-        let c = |x: &[usize], y: &[usize], out: &[usize]| xla_commutes(Some(x), Some(y), out);
+        let c =
+            |x: &[usize], y: &[usize], out: &[usize]| xla_commutes(Some(x), Some(y), out, false);
         // Measured on JAX 0.10.2 (scripts/oracle_jax_complex_multiply.py).
         assert!(c(&[40, 2], &[40, 1], &[40, 2]));
         assert!(c(&[2], &[1], &[2]));
         assert!(c(&[2, 1], &[3, 1, 1], &[3, 2, 1]));
         assert!(c(&[1, 1, 4], &[3, 1, 1], &[3, 1, 4]));
-        assert!(xla_commutes(Some(&[5]), None, &[5]));
-        assert!(!xla_commutes(None, Some(&[5]), &[5]));
+        assert!(xla_commutes(Some(&[5]), None, &[5], false));
+        assert!(!xla_commutes(None, Some(&[5]), &[5], false));
         assert!(!c(&[1], &[1], &[1]));
         assert!(!c(&[40, 1], &[40, 2], &[40, 2]));
         assert!(!c(&[2, 3], &[3], &[2, 3]));
         assert!(!c(&[3, 2, 4], &[3, 1, 4], &[3, 2, 4]));
         assert!(!c(&[3, 2, 1], &[2, 1], &[3, 2, 1]));
         assert!(!c(&[3, 1, 1], &[2, 1], &[3, 2, 1]));
+    }
+
+    #[test]
+    fn xla_commutes_a_converted_y_of_the_results_shape() {
+        // complex128 · complex64, measured on JAX 0.10.2 (fuzz seed 200203, case 297: (DBL_MIN −
+        // DBL_MAX·i) · (−5.9e−39 − 0.001·i), a subnormal complex64 part: imaginary part −0).
+        let w = |x: &[usize], y: &[usize], out: &[usize]| xla_commutes(Some(x), Some(y), out, true);
+        assert!(w(&[2, 20], &[2, 20], &[2, 20]));
+        assert!(w(&[1, 10], &[30, 10], &[30, 10]));
+        assert!(w(&[8, 1], &[8, 1], &[8, 1]));
+        assert!(w(&[], &[], &[]));
+        assert!(w(&[], &[1], &[1]));
+        assert!(w(&[30, 10], &[30, 1], &[30, 10]));
+        // Broadcast or of lower rank: as for one dtype.
+        assert!(!w(&[1], &[], &[1]));
+        assert!(!w(&[1, 8], &[8], &[1, 8]));
+        assert!(!w(&[30, 10], &[1, 10], &[30, 10]));
+        // `x` constant along the innermost dimension.
+        assert!(!w(&[1], &[300], &[300]));
+        assert!(!w(&[30, 1], &[30, 10], &[30, 10]));
+        assert!(!xla_commutes(None, Some(&[5]), &[5], true));
+        // A Python complex converted to complex64 (`None`): shape `()`.
+        assert!(xla_commutes(Some(&[]), None, &[], true));
+        assert!(!xla_commutes(Some(&[]), None, &[], false));
+        assert!(!xla_commutes(Some(&[1]), None, &[1], true));
+        assert!(xla_commutes(Some(&[3]), None, &[3], true));
     }
 
     #[test]
