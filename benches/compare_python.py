@@ -243,7 +243,7 @@ CAST_OUTS = [
 ASTYPES = [
     ("bool", "int8"), ("bool", "float32"), ("int8", "int16"), ("int32", "float64"),
     ("float64", "float32"), ("float32", "float16"), ("float16", "float32"), ("int64", "int32"),
-    ("float64", "int64"), ("float32", "uint8"),
+    ("float64", "int64"), ("float32", "uint8"), ("float64", "int8"), ("float32", "int16"),
 ]
 
 
