@@ -674,7 +674,7 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
     #[cfg(target_arch = "x86_64")]
     if Cvtt::of(w, signed, conv) == Cvtt::W32
         && Isa::detect() == Isa::Avx512
-        && cvtt512::w32_into(&a.data, &mut out.data)
+        && w32_avx512_into(&a.data, &mut out.data)
     {
         return true;
     }
@@ -714,71 +714,67 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
 /// 16 bits, as `as` does. The generic loop's compares, masks and shuffles around the same
 /// conversions made float64 → int8 0.83 of NumPy's `astype` at 1e4 (and 0.87 at 1e3, 0.78 at
 /// 1e5).
+///
+/// Of float32 (`U32`) or float64 (`U64`) storage into 8-, 16- or 32-bit storage of the same
+/// length; `false` (nothing written) for any other pair. Only where `Isa::detect()` is
+/// `Avx512`.
 #[cfg(target_arch = "x86_64")]
-mod cvtt512 {
-    use super::{Cvtt, zip_chunks};
-    use crate::kernels::array::Data;
-    use crate::kernels::stream::{Isa, Store};
-    use std::arch::x86_64::*;
-
-    /// `Cvtt::W32` of float32 (`U32`) or float64 (`U64`) storage into 8-, 16- or 32-bit
-    /// storage of the same length; `false` (nothing written) for any other pair. Only where
-    /// `Isa::detect()` is `Avx512`.
-    pub(super) fn w32_into(a: &Data, o: &mut Data) -> bool {
-        macro_rules! go {
-            ($i:expr, $o:expr, $scalar:expr) => {
-                zip_chunks($i, $i, $o, |i, _, o, store| match store {
-                    // SAFETY: the caller found AVX-512 F, BW, VL and DQ (`Isa::Avx512`).
-                    Store::Cached => unsafe { w32_loop(i, o, $scalar) },
-                    // Past the last-level cache the generic loop streams its output.
-                    Store::Streamed => Isa::Avx512.map2(store, i, i, o, |x, _| $scalar(x)),
-                })
-            };
-        }
-        let f64s = |x: u64| Cvtt::W32.apply(f64::from_bits(x));
-        let f32s = |x: u32| Cvtt::W32.apply(f64::from(f32::from_bits(x)));
-        match (a, o) {
-            (Data::U64(i), Data::U8(o)) => go!(i, o, |x| f64s(x) as u8),
-            (Data::U64(i), Data::U16(o)) => go!(i, o, |x| f64s(x) as u16),
-            (Data::U64(i), Data::U32(o)) => go!(i, o, |x| f64s(x) as u32),
-            (Data::U32(i), Data::U8(o)) => go!(i, o, |x| f32s(x) as u8),
-            (Data::U32(i), Data::U16(o)) => go!(i, o, |x| f32s(x) as u16),
-            (Data::U32(i), Data::U32(o)) => go!(i, o, |x| f32s(x) as u32),
-            _ => return false,
-        }
-        true
+fn w32_avx512_into(a: &Data, o: &mut Data) -> bool {
+    macro_rules! go {
+        ($i:expr, $o:expr, $scalar:expr) => {
+            zip_chunks($i, $i, $o, |i, _, o, store| match store {
+                // SAFETY: the caller found AVX-512 F, BW, VL and DQ (`Isa::Avx512`).
+                Store::Cached => unsafe { w32_loop(i, o, $scalar) },
+                // Past the last-level cache the generic loop streams its output.
+                Store::Streamed => Isa::Avx512.map2(store, i, i, o, |x, _| $scalar(x)),
+            })
+        };
     }
+    let f64s = |x: u64| Cvtt::W32.apply(f64::from_bits(x));
+    let f32s = |x: u32| Cvtt::W32.apply(f64::from(f32::from_bits(x)));
+    match (a, o) {
+        (Data::U64(i), Data::U8(o)) => go!(i, o, |x| f64s(x) as u8),
+        (Data::U64(i), Data::U16(o)) => go!(i, o, |x| f64s(x) as u16),
+        (Data::U64(i), Data::U32(o)) => go!(i, o, |x| f64s(x) as u32),
+        (Data::U32(i), Data::U8(o)) => go!(i, o, |x| f32s(x) as u8),
+        (Data::U32(i), Data::U16(o)) => go!(i, o, |x| f32s(x) as u16),
+        (Data::U32(i), Data::U32(o)) => go!(i, o, |x| f32s(x) as u32),
+        _ => return false,
+    }
+    true
+}
 
-    /// 16 elements at a time: `i` float32 or float64 bits (`S` of 4 or 8 bytes), `o` the low
-    /// bytes of each `W32` result (`D` of 1, 2 or 4 bytes); the last few by `scalar`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2")]
-    unsafe fn w32_loop<S: Copy, D: Copy>(i: &[S], o: &mut [D], scalar: impl Fn(S) -> D) {
-        let n = i.len().min(o.len());
-        let body = n - n % 16;
-        let (src, dst) = (i.as_ptr().cast::<u8>(), o.as_mut_ptr().cast::<u8>());
-        for k in (0..body).step_by(16) {
-            // SAFETY: `k + 16 <= n`: 16 elements of `S` are read from `i` at `k` and 16 of `D`
-            // written to `o` at `k`, all unaligned loads and stores.
-            unsafe {
-                let p = src.add(k * size_of::<S>());
-                let v = if size_of::<S>() == 8 {
-                    let lo = _mm512_cvttpd_epi32(_mm512_loadu_pd(p.cast()));
-                    let hi = _mm512_cvttpd_epi32(_mm512_loadu_pd(p.add(64).cast()));
-                    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
-                } else {
-                    _mm512_cvttps_epi32(_mm512_loadu_ps(p.cast()))
-                };
-                let q = dst.add(k * size_of::<D>());
-                match size_of::<D>() {
-                    1 => _mm_storeu_si128(q.cast(), _mm512_cvtepi32_epi8(v)),
-                    2 => _mm256_storeu_si256(q.cast(), _mm512_cvtepi32_epi16(v)),
-                    _ => _mm512_storeu_si512(q.cast(), v),
-                }
+/// 16 elements at a time: `i` float32 or float64 bits (`S` of 4 or 8 bytes), `o` the low
+/// bytes of each `W32` result (`D` of 1, 2 or 4 bytes); the last few by `scalar`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2")]
+unsafe fn w32_loop<S: Copy, D: Copy>(i: &[S], o: &mut [D], scalar: impl Fn(S) -> D) {
+    use std::arch::x86_64::*;
+    let n = i.len().min(o.len());
+    let body = n - n % 16;
+    let (src, dst) = (i.as_ptr().cast::<u8>(), o.as_mut_ptr().cast::<u8>());
+    for k in (0..body).step_by(16) {
+        // SAFETY: `k + 16 <= n`: 16 elements of `S` are read from `i` at `k` and 16 of `D`
+        // written to `o` at `k`, all unaligned loads and stores.
+        unsafe {
+            let p = src.add(k * size_of::<S>());
+            let v = if size_of::<S>() == 8 {
+                let lo = _mm512_cvttpd_epi32(_mm512_loadu_pd(p.cast()));
+                let hi = _mm512_cvttpd_epi32(_mm512_loadu_pd(p.add(64).cast()));
+                _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+            } else {
+                _mm512_cvttps_epi32(_mm512_loadu_ps(p.cast()))
+            };
+            let q = dst.add(k * size_of::<D>());
+            match size_of::<D>() {
+                1 => _mm_storeu_si128(q.cast(), _mm512_cvtepi32_epi8(v)),
+                2 => _mm256_storeu_si256(q.cast(), _mm512_cvtepi32_epi16(v)),
+                _ => _mm512_storeu_si512(q.cast(), v),
             }
         }
-        for k in body..n {
-            o[k] = scalar(i[k]);
-        }
+    }
+    for k in body..n {
+        o[k] = scalar(i[k]);
     }
 }
 
