@@ -451,18 +451,27 @@ enum Exact<'a> {
 /// Python int outside its dtype (`IntComparison::Exact`: NumPy 2's `uint8 < -1` is False). The
 /// cases are few and the loop plain.
 fn compare_exactly<'a>(op: Op, a: Exact<'a>, b: Exact<'a>, out: &mut Array) -> Result<(), OpError> {
-    // An array operand read whole, broadcast to the result's shape; an int as itself.
+    /// An operand as the loop reads it: an array whole, broadcast to the result's shape, or
+    /// an int as itself.
+    enum Read<'a> {
+        Whole(std::borrow::Cow<'a, Array>),
+        Int(i128),
+    }
+    impl Read<'_> {
+        fn value(&self, i: usize) -> i128 {
+            match self {
+                Read::Whole(w) => int_value(w.dtype, w.bits_at(i)[0]),
+                Read::Int(s) => *s,
+            }
+        }
+    }
     let read = |e: Exact<'a>| match e {
-        Exact::Array(a) => whole(a, &out.shape).map(Ok),
-        Exact::Int(s) => Ok(Err(s)),
+        Exact::Array(a) => whole(a, &out.shape).map(Read::Whole),
+        Exact::Int(s) => Ok(Read::Int(s)),
     };
     let (x, y) = (read(a)?, read(b)?);
-    let value = |e: &Result<std::borrow::Cow<Array>, i128>, i: usize| match e {
-        Ok(w) => int_value(w.dtype, w.bits_at(i)[0]),
-        Err(s) => *s,
-    };
     for i in 0..out.len() {
-        let (p, q) = (value(&x, i), value(&y, i));
+        let (p, q) = (x.value(i), y.value(i));
         let r = match op {
             Op::Equal => p == q,
             Op::NotEqual => p != q,
