@@ -642,9 +642,10 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
     {
         return false;
     }
-    // A conversion into 64 bits keeps AVX-512 on data in L2 (`map_chunks_on`): float64 →
-    // int64 at 1e4, 5.1 µs with AVX2 against NumPy's 3.0 µs.
-    let lines = Cvtt::of(w, signed, conv) == Cvtt::W32;
+    let cvtt = Cvtt::of(w, signed, conv);
+    // Every loop here keeps AVX-512 on data in L2 (`map_chunks_on(.., false)`): float64 →
+    // int64 at 1e4 took 5.1 µs with AVX2 against NumPy's 3.0 µs. (A conversion into 32 bits on
+    // AVX-512 takes `w32_avx512_into` below, so no loop here trades it for AVX2 either.)
     // One loop per conversion and destination width it can have (`Cvtt::of`), so that no
     // branch on either is left inside (the loops vectorise) and no loop is compiled for a pair
     // that never occurs; the low bits of the destination's storage are the low `w` bits (`as`
@@ -652,7 +653,7 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
     macro_rules! into {
         ($i:expr, $f:expr, [$($unit:ident: $t:ty),*]) => {{
             match &mut out.data {
-                $(Data::$unit(o) => map_chunks_on($i, o, move |x| $f(x) as $t, lines),)*
+                $(Data::$unit(o) => map_chunks_on($i, o, move |x| $f(x) as $t, false),)*
                 _ => return false,
             }
         }};
@@ -672,13 +673,11 @@ fn c_int_into(a: &Array, out: &mut Array, conv: IntConversion) -> bool {
         };
     }
     #[cfg(target_arch = "x86_64")]
-    if Cvtt::of(w, signed, conv) == Cvtt::W32
-        && Isa::detect() == Isa::Avx512
-        && w32_avx512_into(&a.data, &mut out.data)
+    if cvtt == Cvtt::W32 && Isa::detect() == Isa::Avx512 && w32_avx512_into(&a.data, &mut out.data)
     {
         return true;
     }
-    match (&a.data, Cvtt::of(w, signed, conv)) {
+    match (&a.data, cvtt) {
         // A float32 into 32 bits needs no float64 (`cvttps2dq`: twice the lanes of a vector).
         // Its truncation fits where −2^31 ≤ x < 2^31: no float32 lies strictly between
         // −2^31 − 1 and −2^31.
@@ -882,6 +881,16 @@ mod tests {
     /// pseudo-random patterns, at lengths around the vector widths.
     #[test]
     fn c_int_into_is_c_int_astype() {
+        // With AVX-512 (the hardware conversions of `w32_avx512_into` where the CPU has it) and
+        // without (the generic loops every other CPU runs).
+        for avx512 in [true, false] {
+            crate::kernels::stream::set_avx512_enabled(avx512);
+            c_int_into_answers_as_c_int_astype();
+        }
+        crate::kernels::stream::set_avx512_enabled(true);
+    }
+
+    fn c_int_into_answers_as_c_int_astype() {
         for (src, a) in probe_arrays() {
             for conv in [
                 IntConversion::X86,
